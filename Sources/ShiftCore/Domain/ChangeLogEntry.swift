@@ -1,0 +1,232 @@
+import Foundation
+
+/// What happened to a scheduled shift.
+public enum ChangeType: String, Codable, Hashable, Sendable, CaseIterable {
+    /// A shift was scheduled.
+    case created
+    /// A shift was removed.
+    case deleted
+    /// A shift's type was switched (`shiftctl switch`).
+    case switched
+    /// A shift moved to another person (or was unassigned).
+    case reassigned
+    /// Anything else changed (date, notes, attributes).
+    case updated
+}
+
+/// What a shift looked like at the time of a change, readable after its type, location or
+/// person changes or disappears.
+public struct ShiftSnapshot: Codable, Hashable, Sendable {
+    public var shiftID: ShiftID
+    public var shiftTypeID: ShiftTypeID
+    public var symbol: String
+    public var title: String
+    public var duration: ShiftDuration
+    public var date: LocalDate
+    public var locationID: LocationID?
+    public var locationName: String?
+    public var personID: PersonID?
+    public var personName: String?
+    public var notes: String?
+
+    public init(
+        shiftID: ShiftID, shiftTypeID: ShiftTypeID, symbol: String, title: String, duration: ShiftDuration,
+        date: LocalDate, locationID: LocationID? = nil, locationName: String? = nil,
+        personID: PersonID? = nil, personName: String? = nil, notes: String? = nil
+    ) {
+        self.shiftID = shiftID
+        self.shiftTypeID = shiftTypeID
+        self.symbol = symbol
+        self.title = title
+        self.duration = duration
+        self.date = date
+        self.locationID = locationID
+        self.locationName = locationName
+        self.personID = personID
+        self.personName = personName
+        self.notes = notes
+    }
+}
+
+/// One line of the change log: who changed which shift, when, from what to what, and why.
+public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
+    public var id: ChangeLogEntryID
+    /// When the change was committed (whole milliseconds, so it survives a round trip).
+    public var timestamp: Date
+    public var userId: String
+    public var userDisplayName: String
+    public var changeType: ChangeType
+    public var scheduledShiftDate: LocalDate
+    public var oldShiftSnapshot: ShiftSnapshot?
+    public var newShiftSnapshot: ShiftSnapshot?
+    public var reason: String?
+
+    public init(
+        id: ChangeLogEntryID, timestamp: Date, userId: String, userDisplayName: String, changeType: ChangeType,
+        scheduledShiftDate: LocalDate, oldShiftSnapshot: ShiftSnapshot? = nil,
+        newShiftSnapshot: ShiftSnapshot? = nil, reason: String? = nil
+    ) {
+        self.id = id
+        self.timestamp = timestamp
+        self.userId = userId
+        self.userDisplayName = userDisplayName
+        self.changeType = changeType
+        self.scheduledShiftDate = scheduledShiftDate
+        self.oldShiftSnapshot = oldShiftSnapshot
+        self.newShiftSnapshot = newShiftSnapshot
+        self.reason = reason
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, timestamp, userId, userDisplayName, changeType, scheduledShiftDate
+        case oldShiftSnapshot, newShiftSnapshot, reason
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(ChangeLogEntryID.self, forKey: .id)
+        let stamp = try c.decode(String.self, forKey: .timestamp)
+        guard let date = Timestamp.parse(stamp) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .timestamp, in: c, debugDescription: "'\(stamp)' is not a UTC timestamp (YYYY-MM-DDTHH:MM:SS.sssZ)")
+        }
+        timestamp = date
+        userId = try c.decode(String.self, forKey: .userId)
+        userDisplayName = try c.decode(String.self, forKey: .userDisplayName)
+        changeType = try c.decode(ChangeType.self, forKey: .changeType)
+        scheduledShiftDate = try c.decode(LocalDate.self, forKey: .scheduledShiftDate)
+        oldShiftSnapshot = try c.decodeIfPresent(ShiftSnapshot.self, forKey: .oldShiftSnapshot)
+        newShiftSnapshot = try c.decodeIfPresent(ShiftSnapshot.self, forKey: .newShiftSnapshot)
+        reason = try c.decodeIfPresent(String.self, forKey: .reason)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(Timestamp.format(timestamp), forKey: .timestamp)
+        try c.encode(userId, forKey: .userId)
+        try c.encode(userDisplayName, forKey: .userDisplayName)
+        try c.encode(changeType, forKey: .changeType)
+        try c.encode(scheduledShiftDate, forKey: .scheduledShiftDate)
+        try c.encodeIfPresent(oldShiftSnapshot, forKey: .oldShiftSnapshot)
+        try c.encodeIfPresent(newShiftSnapshot, forKey: .newShiftSnapshot)
+        try c.encodeIfPresent(reason, forKey: .reason)
+    }
+}
+
+/// How long the change log keeps entries. Text form: `forever` or `<days>d` (`90d`).
+public enum ChangeLogRetentionPolicy: Hashable, Sendable, CustomStringConvertible {
+    case forever
+    case days(Int)
+
+    public init?(_ text: some StringProtocol) {
+        let lower = text.lowercased()
+        if lower == "forever" { self = .forever; return }
+        var digits = Substring(lower)
+        if digits.hasSuffix("d") { digits = digits.dropLast() }
+        guard let days = Int(digits), days > 0 else { return nil }
+        self = .days(days)
+    }
+
+    public var description: String {
+        switch self {
+        case .forever: "forever"
+        case let .days(days): "\(days)d"
+        }
+    }
+
+    /// Entries older than this instant are pruned; `nil` keeps everything.
+    public func cutoff(now: Date) -> Date? {
+        switch self {
+        case .forever: nil
+        case let .days(days): now.addingTimeInterval(-Double(days) * 86_400)
+        }
+    }
+}
+
+extension ChangeLogRetentionPolicy: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let policy = ChangeLogRetentionPolicy(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a retention (forever or <days>d)")
+        }
+        self = policy
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// The acting user: whose name goes into the change log.
+public struct UserProfile: Codable, Hashable, Sendable {
+    public var userId: String
+    public var displayName: String
+
+    public init(userId: String, displayName: String) {
+        self.userId = userId
+        self.displayName = displayName
+    }
+
+    /// The user running this process (`$USER`, else `unknown`).
+    public static var processUser: UserProfile {
+        let name = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
+        return UserProfile(userId: name, displayName: name)
+    }
+}
+
+/// UTC timestamps as `YYYY-MM-DDTHH:MM:SS.sssZ`, formatted and parsed without Foundation's
+/// date formatters (slow, and not `Sendable` friendly).
+public enum Timestamp {
+    /// Rounds down to whole milliseconds, the precision the change log stores.
+    public static func truncated(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    public static func format(_ date: Date) -> String {
+        // Nearest, not down: a truncated instant times 1000 can land a hair below its integer.
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let millis = Int(((totalMillis % 1000) + 1000) % 1000)
+        let seconds = (totalMillis - Int64(millis)) / 1000
+        let days = Int32((seconds >= 0 ? seconds : seconds - 86_399) / 86_400)
+        let secondOfDay = Int(seconds - Int64(days) * 86_400)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(LocalDate(dayNumber: days))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):"
+            + "\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z`.
+    public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
+        guard let date = bytes.withUnsafeBufferPointer({ LocalDate(isoBytes: UnsafeBufferPointer(rebasing: $0[0..<10])) }) else {
+            return nil
+        }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let hour = number(11..<13), hour < 24, let minute = number(14..<16), minute < 60,
+              let second = number(17..<19), second < 60 else { return nil }
+        var millis = 0.0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let fraction = number(20..<(bytes.count - 1)) else { return nil }
+            millis = Double(fraction) / pow(10, Double(bytes.count - 21)) * 1000
+        } else if bytes.count != 20 {
+            return nil
+        }
+        let seconds = Int64(date.dayNumber) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Date(timeIntervalSince1970: (Double(seconds) * 1000 + millis.rounded(.down)) / 1000)
+    }
+}

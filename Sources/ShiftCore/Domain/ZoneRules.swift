@@ -1,0 +1,96 @@
+import Foundation
+
+/// The UTC offsets of an IANA time zone as a table of transitions, so turning a local date and
+/// time into an instant is a binary search instead of a call into ICU.
+///
+/// The table covers 1900…2200; outside it the nearest known offset is used.
+/// Local times that do not exist (the hour skipped in spring) are read with the offset before the
+/// change (02:30 becomes 03:30); local times that happen twice (autumn) mean the first one.
+public struct ZoneRules: Sendable, Hashable {
+    public let identifier: String
+    /// UTC seconds at which the offset changes, ascending.
+    private let transitions: [Int64]
+    /// `offsets[i]` applies before `transitions[i]`; the last applies after the last transition.
+    private let offsets: [Int32]
+
+    private static let tableStart = Date(timeIntervalSince1970: -2_208_988_800) // 1900-01-01
+    private static let tableEnd: Double = 7_258_118_400 // 2200-01-01
+
+    /// `nil` when the identifier is not a known IANA time zone.
+    public init?(identifier: String) {
+        guard !identifier.isEmpty, let zone = TimeZone(identifier: identifier) else { return nil }
+        self.identifier = identifier
+        var transitions: [Int64] = []
+        var offsets: [Int32] = [Int32(zone.secondsFromGMT(for: ZoneRules.tableStart))]
+        var cursor = ZoneRules.tableStart
+        while let next = zone.nextDaylightSavingTimeTransition(after: cursor),
+              next.timeIntervalSince1970 < ZoneRules.tableEnd, next > cursor {
+            let offset = Int32(zone.secondsFromGMT(for: next))
+            if offset != offsets.last {
+                transitions.append(Int64(next.timeIntervalSince1970.rounded()))
+                offsets.append(offset)
+            }
+            cursor = next
+        }
+        self.transitions = transitions
+        self.offsets = offsets
+    }
+
+    public static let utc = ZoneRules(identifier: "UTC")!
+
+    /// Seconds east of UTC at an instant.
+    public func offset(atUTC seconds: Int64) -> Int {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] <= seconds { low = mid + 1 } else { high = mid }
+        }
+        return Int(offsets[low])
+    }
+
+    /// The instant (UTC seconds since 1970) of a local wall-clock time `minutes` after the start of
+    /// `date` (`minutes` may pass 1440 for the next day).
+    public func instant(of date: LocalDate, minutes: Int) -> Int64 {
+        let local = Int64(date.dayNumber) * 86_400 + Int64(minutes) * 60
+        let before = offset(atUTC: local - 86_400)
+        let after = offset(atUTC: local + 86_400)
+        if before == after { return local - Int64(before) }
+        let early = local - Int64(before)
+        let late = local - Int64(after)
+        let earlyValid = offset(atUTC: early) == before
+        let lateValid = offset(atUTC: late) == after
+        switch (earlyValid, lateValid) {
+        case (true, true): return min(early, late)
+        case (true, false): return early
+        case (false, true): return late
+        case (false, false): return early
+        }
+    }
+
+    /// The local date and minute of the day of an instant.
+    public func localDateTime(atUTC seconds: Int64) -> (date: LocalDate, minute: Int) {
+        let local = seconds + Int64(offset(atUTC: seconds))
+        let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        return (LocalDate(dayNumber: Int32(day)), Int((local - day * 86_400) / 60))
+    }
+
+    public static func == (lhs: ZoneRules, rhs: ZoneRules) -> Bool { lhs.identifier == rhs.identifier }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
+}
+
+/// A half-open span of time `[start, end)` in UTC seconds since 1970.
+public struct InstantInterval: Hashable, Sendable, Codable {
+    public var start: Int64
+    public var end: Int64
+
+    public init(start: Int64, end: Int64) {
+        self.start = start
+        self.end = end
+    }
+
+    /// Half-open: a shift ending at 14:00 and one starting at 14:00 do not overlap.
+    public func overlaps(_ other: InstantInterval) -> Bool { start < other.end && other.start < end }
+
+    public var minutes: Int { Int((end - start) / 60) }
+}

@@ -1,0 +1,406 @@
+import Foundation
+import HashTreeCollections
+
+/// Applies mutations to a proposed schedule, checking the core invariants (ids unique,
+/// references resolve, values valid) and recording each entity's net change.
+struct MutationContext {
+    var schedule: Schedule
+    private(set) var changes: [Change] = []
+    private var changeSlots: [ChangeKey: Int] = [:]
+    /// Off while loading a stored schedule: nothing to report, and a million slots would cost.
+    private let recordsChanges: Bool
+
+    private enum ChangeKey: Hashable {
+        case location(LocationID), shiftType(ShiftTypeID), person(PersonID), shift(ShiftID)
+        case demand(DemandID), availability(AvailabilityID), settings
+    }
+
+    init(schedule: Schedule, recordsChanges: Bool = true) {
+        self.schedule = schedule
+        self.recordsChanges = recordsChanges
+    }
+
+    mutating func apply(_ mutation: Mutation, field: String) throws(ScheduleError) {
+        switch mutation {
+        case let .addLocation(location): try add(location, field: Self.join(field, "location"))
+        case let .updateLocation(location): try update(location, field: Self.join(field, "location"))
+        case let .removeLocation(id): try removeLocation(id, field: Self.join(field, "locationID"))
+        case let .addShiftType(type): try add(type, field: Self.join(field, "shiftType"))
+        case let .updateShiftType(type): try update(type, field: Self.join(field, "shiftType"))
+        case let .removeShiftType(id): try removeShiftType(id, field: Self.join(field, "shiftTypeID"))
+        case let .addPerson(person): try add(person, field: Self.join(field, "person"))
+        case let .updatePerson(person): try update(person, field: Self.join(field, "person"))
+        case let .removePerson(id): try removePerson(id, field: Self.join(field, "personID"))
+        case let .addDemand(item): try add(item, field: Self.join(field, "demand"))
+        case let .updateDemand(item): try update(item, field: Self.join(field, "demand"))
+        case let .removeDemand(id): try removeDemand(id, field: Self.join(field, "demandID"))
+        case let .addAvailability(item): try add(item, field: Self.join(field, "availability"))
+        case let .updateAvailability(item): try update(item, field: Self.join(field, "availability"))
+        case let .removeAvailability(id): try removeAvailability(id, field: Self.join(field, "availabilityID"))
+        case let .scheduleShift(shift): try add(shift, field: Self.join(field, "shift"))
+        case let .updateShift(shift, reason): try update(shift, reason: reason, field: Self.join(field, "shift"))
+        case let .unscheduleShift(id, reason): try removeShift(id, reason: reason, field: Self.join(field, "shiftID"))
+        case let .reassignShift(id, person, reason):
+            guard var shift = schedule.shiftStore[id] else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
+            shift.personID = person
+            try update(shift, reason: reason, field: Self.join(field, "shift"))
+        case let .switchShift(id, type, reason):
+            guard var shift = schedule.shiftStore[id] else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
+            shift.shiftTypeID = type
+            try update(shift, reason: reason, field: Self.join(field, "shift"))
+        case let .updateSettings(settings):
+            let before = schedule.settings
+            try schedule.replaceSettings(settings)
+            record(key: .settings, .settings(before: before, after: settings))
+        case let .pruneChangeLog(cutoff):
+            let kept = schedule.changeLog.removing { $0.timestamp < cutoff }
+            let removed = schedule.changeLog.count - kept.count
+            schedule.changeLog = kept
+            if removed > 0 { changes.append(.changeLogPruned(removed: removed)) }
+        case let .batch(items):
+            for (position, item) in items.enumerated() { try apply(item, field: "\(field)[\(position)]") }
+        }
+    }
+
+    static func join(_ field: String, _ name: String) -> String { field.isEmpty ? name : field + "." + name }
+
+    // MARK: Net changes
+
+    private mutating func record(key: ChangeKey, _ change: Change) {
+        guard recordsChanges else { return }
+        guard let slot = changeSlots[key] else {
+            changeSlots[key] = changes.count
+            changes.append(change)
+            return
+        }
+        changes[slot] = MutationContext.merge(changes[slot], change)
+    }
+
+    /// The first change's before with the second change's after.
+    private static func merge(_ first: Change, _ second: Change) -> Change {
+        switch (first, second) {
+        case let (.location(b, _), .location(_, a)): .location(before: b, after: a)
+        case let (.shiftType(b, _), .shiftType(_, a)): .shiftType(before: b, after: a)
+        case let (.person(b, _), .person(_, a)): .person(before: b, after: a)
+        case let (.shift(b, _, r1), .shift(_, a, r2)): .shift(before: b, after: a, reason: r2 ?? r1)
+        case let (.demand(b, _), .demand(_, a)): .demand(before: b, after: a)
+        case let (.availability(b, _), .availability(_, a)): .availability(before: b, after: a)
+        case let (.settings(b, _), .settings(_, a)): .settings(before: b, after: a)
+        default: second
+        }
+    }
+
+    /// Net changes without entities that were added and removed again within the mutation.
+    var netChanges: [Change] {
+        changes.filter { change in
+            switch change {
+            case let .location(b, a): !(b == nil && a == nil) && b != a
+            case let .shiftType(b, a): !(b == nil && a == nil) && b != a
+            case let .person(b, a): !(b == nil && a == nil) && b != a
+            case let .shift(b, a, _): !(b == nil && a == nil) && b != a
+            case let .demand(b, a): !(b == nil && a == nil) && b != a
+            case let .availability(b, a): !(b == nil && a == nil) && b != a
+            case let .settings(b, a): b != a
+            case .changeLogPruned: true
+            }
+        }
+    }
+
+    // MARK: Locations
+
+    mutating func add(_ location: Location, field: String) throws(ScheduleError) {
+        guard schedule.locationStore[location.id] == nil else {
+            throw .duplicateID(entity: .location, id: location.id.description, field: field + ".id")
+        }
+        try Self.checkName(location.name, field: field + ".name")
+        schedule.locationStore[location.id] = location
+        record(key: .location(location.id), .location(before: nil, after: location))
+    }
+
+    mutating func update(_ location: Location, field: String) throws(ScheduleError) {
+        guard let before = schedule.locationStore[location.id] else {
+            throw .notFound(entity: .location, id: location.id.description, field: field + ".id")
+        }
+        try Self.checkName(location.name, field: field + ".name")
+        schedule.locationStore[location.id] = location
+        record(key: .location(location.id), .location(before: before, after: location))
+    }
+
+    mutating func removeLocation(_ id: LocationID, field: String) throws(ScheduleError) {
+        guard let before = schedule.locationStore[id] else {
+            throw .notFound(entity: .location, id: id.description, field: field)
+        }
+        for type in schedule.shiftTypeStore.values where type.locationID == id {
+            var cleared = type
+            cleared.locationID = nil
+            try update(cleared, field: field)
+        }
+        schedule.locationStore[id] = nil
+        record(key: .location(id), .location(before: before, after: nil))
+    }
+
+    // MARK: Shift types
+
+    mutating func add(_ type: ShiftType, field: String) throws(ScheduleError) {
+        guard schedule.shiftTypeStore[type.id] == nil else {
+            throw .duplicateID(entity: .shiftType, id: type.id.description, field: field + ".id")
+        }
+        try checkShiftType(type, field: field)
+        schedule.shiftTypeStore[type.id] = type
+        schedule.symbolIndex[type.symbol] = type.id
+        record(key: .shiftType(type.id), .shiftType(before: nil, after: type))
+    }
+
+    mutating func update(_ type: ShiftType, field: String) throws(ScheduleError) {
+        guard let before = schedule.shiftTypeStore[type.id] else {
+            throw .notFound(entity: .shiftType, id: type.id.description, field: field + ".id")
+        }
+        try checkShiftType(type, field: field)
+        schedule.symbolIndex[before.symbol] = nil
+        schedule.symbolIndex[type.symbol] = type.id
+        schedule.shiftTypeStore[type.id] = type
+        record(key: .shiftType(type.id), .shiftType(before: before, after: type))
+    }
+
+    private func checkShiftType(_ type: ShiftType, field: String) throws(ScheduleError) {
+        let symbol = type.symbol
+        guard !symbol.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .invalidValue(field: field + ".symbol", reason: "a shift type needs a symbol (e.g. D, N, E1)")
+        }
+        guard symbol.count <= 8, !symbol.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw .invalidValue(field: field + ".symbol", reason: "'\(symbol)' must be 1 to 8 characters without spaces")
+        }
+        try Self.checkText(symbol, field: field + ".symbol")
+        try Self.checkText(type.title, field: field + ".title")
+        if let owner = schedule.symbolIndex[symbol], owner != type.id {
+            throw .conflict(field: field + ".symbol", reason: "symbol '\(symbol)' is already used by another shift type")
+        }
+        if let location = type.locationID, schedule.locationStore[location] == nil {
+            throw .unknownReference(field: field + ".locationID", id: location.description)
+        }
+    }
+
+    mutating func removeShiftType(_ id: ShiftTypeID, field: String) throws(ScheduleError) {
+        guard let before = schedule.shiftTypeStore[id] else {
+            throw .notFound(entity: .shiftType, id: id.description, field: field)
+        }
+        for shift in schedule.shifts(ShiftQuery(shiftTypeIDs: [id])) {
+            try removeShift(shift.id, reason: "shift type \(before.symbol) removed", field: field)
+        }
+        for item in schedule.demandStore.values where item.shiftTypeID == id { try removeDemand(item.id, field: field) }
+        for item in schedule.availabilityStore.values where item.shiftTypeID == id {
+            try removeAvailability(item.id, field: field)
+        }
+        schedule.shiftTypeStore[id] = nil
+        schedule.symbolIndex[before.symbol] = nil
+        record(key: .shiftType(id), .shiftType(before: before, after: nil))
+    }
+
+    // MARK: People
+
+    mutating func add(_ person: Person, field: String) throws(ScheduleError) {
+        guard schedule.personStore[person.id] == nil else {
+            throw .duplicateID(entity: .person, id: person.id.description, field: field + ".id")
+        }
+        try Self.checkName(person.displayName, field: field + ".displayName")
+        schedule.personStore[person.id] = person
+        record(key: .person(person.id), .person(before: nil, after: person))
+    }
+
+    mutating func update(_ person: Person, field: String) throws(ScheduleError) {
+        guard let before = schedule.personStore[person.id] else {
+            throw .notFound(entity: .person, id: person.id.description, field: field + ".id")
+        }
+        try Self.checkName(person.displayName, field: field + ".displayName")
+        schedule.personStore[person.id] = person
+        record(key: .person(person.id), .person(before: before, after: person))
+    }
+
+    mutating func removePerson(_ id: PersonID, field: String) throws(ScheduleError) {
+        guard let before = schedule.personStore[id] else {
+            throw .notFound(entity: .person, id: id.description, field: field)
+        }
+        for shift in schedule.shifts(ShiftQuery(personID: id)) {
+            var open = shift
+            open.personID = nil
+            try update(open, reason: "\(before.displayName) removed", field: field)
+        }
+        for availabilityID in schedule.availabilityByPerson[id] ?? [] { try removeAvailability(availabilityID, field: field) }
+        schedule.personStore[id] = nil
+        record(key: .person(id), .person(before: before, after: nil))
+    }
+
+    // MARK: Shifts
+
+    mutating func add(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
+        guard schedule.shiftStore[shift.id] == nil else {
+            throw .duplicateID(entity: .shift, id: shift.id.description, field: field + ".id")
+        }
+        try checkShift(shift, field: field)
+        schedule.shiftStore[shift.id] = shift
+        schedule.index.insert(shift)
+        if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = shift.id }
+        record(key: .shift(shift.id), .shift(before: nil, after: shift, reason: nil))
+    }
+
+    mutating func update(_ shift: ScheduledShift, reason: String?, field: String) throws(ScheduleError) {
+        guard let before = schedule.shiftStore[shift.id] else {
+            throw .notFound(entity: .shift, id: shift.id.description, field: field + ".id")
+        }
+        try checkShift(shift, field: field)
+        schedule.index.remove(before)
+        if before.hasCustomEventIdentifier { schedule.eventIdentifierIndex[before.eventIdentifier] = nil }
+        schedule.shiftStore[shift.id] = shift
+        schedule.index.insert(shift)
+        if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = shift.id }
+        record(key: .shift(shift.id), .shift(before: before, after: shift, reason: reason))
+    }
+
+    mutating func removeShift(_ id: ShiftID, reason: String?, field: String) throws(ScheduleError) {
+        guard let before = schedule.shiftStore[id] else {
+            throw .notFound(entity: .shift, id: id.description, field: field)
+        }
+        schedule.index.remove(before)
+        if before.hasCustomEventIdentifier { schedule.eventIdentifierIndex[before.eventIdentifier] = nil }
+        schedule.shiftStore[id] = nil
+        record(key: .shift(id), .shift(before: before, after: nil, reason: reason))
+    }
+
+    private func checkShift(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
+        guard schedule.shiftTypeStore[shift.shiftTypeID] != nil else {
+            throw .unknownReference(field: field + ".shiftTypeID", id: shift.shiftTypeID.description)
+        }
+        if let person = shift.personID, schedule.personStore[person] == nil {
+            throw .unknownReference(field: field + ".personID", id: person.description)
+        }
+        if shift.hasCustomEventIdentifier {
+            let uid = shift.eventIdentifier
+            guard !uid.isEmpty, uid.utf8.count <= 255 else {
+                throw .invalidValue(field: field + ".eventIdentifier", reason: "must be 1 to 255 bytes")
+            }
+            if let owner = schedule.eventIdentifierIndex[uid], owner != shift.id {
+                throw .conflict(field: field + ".eventIdentifier", reason: "'\(uid)' is already the UID of another shift")
+            }
+        }
+        if let notes = shift.notes { try Self.checkText(notes, field: field + ".notes", allowNewlines: true) }
+    }
+
+    // MARK: Demand and availability
+
+    mutating func add(_ item: Demand, field: String) throws(ScheduleError) {
+        guard schedule.demandStore[item.id] == nil else {
+            throw .duplicateID(entity: .demand, id: item.id.description, field: field + ".id")
+        }
+        try checkDemand(item, field: field)
+        schedule.demandStore[item.id] = item
+        schedule.demandByDay[item.day, default: []].append(item.id)
+        record(key: .demand(item.id), .demand(before: nil, after: item))
+    }
+
+    mutating func update(_ item: Demand, field: String) throws(ScheduleError) {
+        guard let before = schedule.demandStore[item.id] else {
+            throw .notFound(entity: .demand, id: item.id.description, field: field + ".id")
+        }
+        try checkDemand(item, field: field)
+        unindex(before)
+        schedule.demandStore[item.id] = item
+        schedule.demandByDay[item.day, default: []].append(item.id)
+        record(key: .demand(item.id), .demand(before: before, after: item))
+    }
+
+    mutating func removeDemand(_ id: DemandID, field: String) throws(ScheduleError) {
+        guard let before = schedule.demandStore[id] else {
+            throw .notFound(entity: .demand, id: id.description, field: field)
+        }
+        unindex(before)
+        schedule.demandStore[id] = nil
+        record(key: .demand(id), .demand(before: before, after: nil))
+    }
+
+    private mutating func unindex(_ item: Demand) {
+        var ids = schedule.demandByDay[item.day] ?? []
+        ids.removeAll { $0 == item.id }
+        schedule.demandByDay[item.day] = ids.isEmpty ? nil : ids
+    }
+
+    private func checkDemand(_ item: Demand, field: String) throws(ScheduleError) {
+        guard schedule.shiftTypeStore[item.shiftTypeID] != nil else {
+            throw .unknownReference(field: field + ".shiftTypeID", id: item.shiftTypeID.description)
+        }
+        guard item.minimum >= 0 else { throw .invalidValue(field: field + ".minimum", reason: "must be 0 or more, not \(item.minimum)") }
+        guard item.optimal >= item.minimum else {
+            throw .invalidValue(field: field + ".optimal", reason: "must be at least the minimum (\(item.minimum)), not \(item.optimal)")
+        }
+        if let skill = item.skill { try Self.checkName(skill, field: field + ".skill") }
+    }
+
+    mutating func add(_ item: Availability, field: String) throws(ScheduleError) {
+        guard schedule.availabilityStore[item.id] == nil else {
+            throw .duplicateID(entity: .availability, id: item.id.description, field: field + ".id")
+        }
+        try checkAvailability(item, field: field)
+        schedule.availabilityStore[item.id] = item
+        schedule.availabilityByPerson[item.personID, default: []].append(item.id)
+        record(key: .availability(item.id), .availability(before: nil, after: item))
+    }
+
+    mutating func update(_ item: Availability, field: String) throws(ScheduleError) {
+        guard let before = schedule.availabilityStore[item.id] else {
+            throw .notFound(entity: .availability, id: item.id.description, field: field + ".id")
+        }
+        try checkAvailability(item, field: field)
+        unindex(before)
+        schedule.availabilityStore[item.id] = item
+        schedule.availabilityByPerson[item.personID, default: []].append(item.id)
+        record(key: .availability(item.id), .availability(before: before, after: item))
+    }
+
+    mutating func removeAvailability(_ id: AvailabilityID, field: String) throws(ScheduleError) {
+        guard let before = schedule.availabilityStore[id] else {
+            throw .notFound(entity: .availability, id: id.description, field: field)
+        }
+        unindex(before)
+        schedule.availabilityStore[id] = nil
+        record(key: .availability(id), .availability(before: before, after: nil))
+    }
+
+    private mutating func unindex(_ item: Availability) {
+        var ids = schedule.availabilityByPerson[item.personID] ?? []
+        ids.removeAll { $0 == item.id }
+        schedule.availabilityByPerson[item.personID] = ids.isEmpty ? nil : ids
+    }
+
+    private func checkAvailability(_ item: Availability, field: String) throws(ScheduleError) {
+        guard schedule.personStore[item.personID] != nil else {
+            throw .unknownReference(field: field + ".personID", id: item.personID.description)
+        }
+        if let type = item.shiftTypeID, schedule.shiftTypeStore[type] == nil {
+            throw .unknownReference(field: field + ".shiftTypeID", id: type.description)
+        }
+        guard item.from <= item.to else {
+            throw .invalidValue(field: field + ".to", reason: "ends (\(item.to)) before it starts (\(item.from))")
+        }
+        if let weight = item.weight, !weight.isFinite || weight < 0 {
+            throw .invalidValue(field: field + ".weight", reason: "must be a finite number, 0 or more")
+        }
+    }
+
+    // MARK: Values
+
+    static func checkName(_ name: String, field: String) throws(ScheduleError) {
+        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .invalidValue(field: field, reason: "must not be empty")
+        }
+        try checkText(name, field: field)
+    }
+
+    /// Rejects control characters (a name with an escape sequence would garble terminals).
+    static func checkText(_ text: String, field: String, allowNewlines: Bool = false) throws(ScheduleError) {
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
+            if allowNewlines, scalar == "\n" || scalar == "\t" || scalar == "\r" { continue }
+            throw .invalidValue(
+                field: field, reason: "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))")
+        }
+        guard text.utf8.count <= 4096 else { throw .invalidValue(field: field, reason: "is longer than 4096 bytes") }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HashTreeCollections
+
+extension Schedule {
+    /// The shifts a query selects, ordered by date, then start time, then id (or the reverse
+    /// for `.newestFirst`), at most `query.limit` of them.
+    ///
+    /// Served by indexes: a person's shifts by a binary search in their date-sorted list, a type's
+    /// by (type, date) buckets, anything else by date buckets. Cost grows with the days in range
+    /// and the shifts returned, not with the size of the schedule.
+    public func shifts(_ query: ShiftQuery = ShiftQuery()) -> [ScheduledShift] {
+        var result: [ScheduledShift] = []
+        forEachShift(query) { result.append($0); return true }
+        return result
+    }
+
+    /// Calls `body` for each shift the query selects, in query order, until it returns false.
+    public func forEachShift(_ query: ShiftQuery, _ body: (ScheduledShift) -> Bool) {
+        if let limit = query.limit, limit <= 0 { return }
+        guard let (first, last) = dateBounds(of: query), first <= last else { return }
+        let types = typeFilter(of: query)
+        if let types, types.isEmpty { return }
+        var emitted = 0
+        var day: [ScheduledShift] = []
+        let newestFirst = query.order == .newestFirst
+
+        func flush() -> Bool {
+            if day.count > 1 { day.sort(by: startOrder) }
+            if newestFirst { day.reverse() }
+            for shift in day {
+                guard body(shift) else { return false }
+                emitted += 1
+                if let limit = query.limit, emitted >= limit { return false }
+            }
+            day.removeAll(keepingCapacity: true)
+            return true
+        }
+
+        if let person = query.personID {
+            guard !query.unassignedOnly, let refs = index.byPerson[person] else { return }
+            var position = ShiftIndex.lowerBound(refs, first)
+            let end = ShiftIndex.lowerBound(refs, last.adding(days: 1))
+            let slice = newestFirst ? Array(refs[position..<end].reversed()) : Array(refs[position..<end])
+            position = 0
+            var currentDate: LocalDate?
+            for ref in slice {
+                if ref.date != currentDate {
+                    guard flush() else { return }
+                    currentDate = ref.date
+                }
+                if let shift = shiftStore[ref.id], matches(shift, query, types) { day.append(shift) }
+            }
+            _ = flush()
+            return
+        }
+
+        let dates = newestFirst ? Array(stride(from: last, through: first, by: -1)) : Array(stride(from: first, through: last, by: 1))
+        for date in dates {
+            if let types {
+                for type in types {
+                    for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] {
+                        if let shift = shiftStore[id], matches(shift, query, nil) { day.append(shift) }
+                    }
+                }
+            } else {
+                for id in index.byDate[date] ?? [] {
+                    if let shift = shiftStore[id], matches(shift, query, nil) { day.append(shift) }
+                }
+            }
+            guard flush() else { return }
+        }
+    }
+
+    /// The number of shifts a query selects (ignoring `limit`).
+    public func count(_ query: ShiftQuery) -> Int {
+        var unlimited = query
+        unlimited.limit = nil
+        var total = 0
+        forEachShift(unlimited) { _ in total += 1; return true }
+        return total
+    }
+
+    private func startOrder(_ a: ScheduledShift, _ b: ScheduledShift) -> Bool {
+        let startA = shiftTypeStore[a.shiftTypeID]?.duration.minuteRange.start ?? 0
+        let startB = shiftTypeStore[b.shiftTypeID]?.duration.minuteRange.start ?? 0
+        return startA != startB ? startA < startB : a.id < b.id
+    }
+
+    /// The dates a query can touch: its explicit bounds, narrowed by the overlap interval (a shift
+    /// dated d runs within [d 00:00, d+2 00:00), plus slack for offset changes).
+    private func dateBounds(of query: ShiftQuery) -> (LocalDate, LocalDate)? {
+        guard let range = index.dateRange else { return nil }
+        var first = max(query.from ?? range.lowerBound, range.lowerBound)
+        var last = min(query.to ?? range.upperBound, range.upperBound)
+        if let interval = query.overlapping {
+            let startDay = zone.localDateTime(atUTC: interval.start - 7200).date.adding(days: -1)
+            let endDay = zone.localDateTime(atUTC: interval.end + 7200).date
+            first = max(first, startDay)
+            last = min(last, endDay)
+        }
+        return (first, last)
+    }
+
+    /// The shift types a query allows (nil: any), combining `shiftTypeIDs` and `locationID`.
+    private func typeFilter(of query: ShiftQuery) -> [ShiftTypeID]? {
+        var allowed: Set<ShiftTypeID>? = query.shiftTypeIDs
+        if let location = query.locationID {
+            let atLocation = Set(shiftTypeStore.values.lazy.filter { $0.locationID == location }.map(\.id))
+            allowed = allowed.map { $0.intersection(atLocation) } ?? atLocation
+        }
+        return allowed.map { $0.sorted() }
+    }
+
+    private func matches(_ shift: ScheduledShift, _ query: ShiftQuery, _ types: [ShiftTypeID]?) -> Bool {
+        if let types, !types.contains(shift.shiftTypeID) { return false }
+        if query.unassignedOnly, shift.personID != nil { return false }
+        if let person = query.personID, shift.personID != person { return false }
+        if let interval = query.overlapping {
+            guard let own = self.interval(of: shift), own.overlaps(interval) else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+
+/// An opaque token identifying one persisted state of a repository. When it changes, another
+/// writer has committed.
+public struct StoreRevision: Hashable, Sendable, CustomStringConvertible {
+    public let value: String
+    public init(_ value: String) { self.value = value }
+    public var description: String { value }
+}
+
+/// What a commit changed, for repositories that write incrementally (SQLite) rather than whole.
+public struct CommitSummary: Sendable {
+    public let mutation: Mutation
+    public let changes: [Change]
+    public let logEntries: [ChangeLogEntry]
+
+    public init(mutation: Mutation, changes: [Change], logEntries: [ChangeLogEntry]) {
+        self.mutation = mutation
+        self.changes = changes
+        self.logEntries = logEntries
+    }
+}
+
+/// Where a schedule is kept. Every backend (memory, JSON file, SQLite) passes the same
+/// conformance suite.
+///
+/// Writes happen under an exclusive lock that excludes other processes: the store takes it,
+/// reloads if `revision()` moved, applies the mutation, saves, and releases it.
+public protocol ScheduleRepository: Sendable {
+    /// Where the data lives, for messages (`schedule.json`, `memory`).
+    var location: String { get }
+
+    /// Reads the persisted schedule and its revision.
+    func load() throws -> (Schedule, StoreRevision)
+
+    /// The current persisted revision, cheaply (no full read).
+    func revision() throws -> StoreRevision
+
+    /// Tries to take the exclusive write lock without waiting; false when another writer holds it.
+    func tryLockForWriting() throws -> Bool
+
+    /// Releases the write lock.
+    func unlockForWriting()
+
+    /// Persists the schedule atomically (all or nothing) and returns the new revision. Called with
+    /// the write lock held.
+    func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision
+}
+
+/// A repository in memory: for tests, previews and dry runs. Stores sharing one instance see each
+/// other's commits, like processes sharing a file.
+public final class InMemoryRepository: ScheduleRepository {
+    private struct State {
+        var schedule: Schedule
+        var generation = 0
+        var locked = false
+    }
+
+    private let state: Mutex<State>
+    public let location = "memory"
+
+    public init(_ schedule: Schedule) {
+        state = Mutex(State(schedule: schedule))
+    }
+
+    /// An empty schedule in UTC.
+    public convenience init() {
+        self.init(try! Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC")))
+    }
+
+    public func load() throws -> (Schedule, StoreRevision) {
+        state.withLock { ($0.schedule, StoreRevision(String($0.generation))) }
+    }
+
+    public func revision() throws -> StoreRevision {
+        state.withLock { StoreRevision(String($0.generation)) }
+    }
+
+    public func tryLockForWriting() throws -> Bool {
+        state.withLock { state in
+            if state.locked { return false }
+            state.locked = true
+            return true
+        }
+    }
+
+    public func unlockForWriting() {
+        state.withLock { $0.locked = false }
+    }
+
+    public func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision {
+        state.withLock { state in
+            state.schedule = schedule
+            state.generation += 1
+            return StoreRevision(String(state.generation))
+        }
+    }
+
+    /// The schedule as last saved.
+    public var snapshot: Schedule { state.withLock { $0.schedule } }
+}

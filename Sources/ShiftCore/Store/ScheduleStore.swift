@@ -1,0 +1,220 @@
+import Foundation
+
+/// What a committed mutation did.
+public struct CommitResult: Sendable {
+    public let mutation: Mutation
+    public let changes: [Change]
+    /// Violations below `.error` (warnings, penalties) that did not block the commit.
+    public let violations: [Violation]
+    public let logEntries: [ChangeLogEntry]
+    public let revision: StoreRevision
+}
+
+/// The one funnel through which a schedule changes.
+///
+/// `apply` checks the core invariants, builds the proposed schedule, runs every validator (the
+/// Lua rules) against it, and then either commits the whole change (data and change log in one
+/// atomic save) or throws and leaves both the repository and this store exactly as they were.
+/// Observers hear about each commit.
+public actor ScheduleStore {
+    public nonisolated let repository: any ScheduleRepository
+    public private(set) var schedule: Schedule
+    public private(set) var revision: StoreRevision
+    public var actingUser: UserProfile
+    private var validators: [any ScheduleValidator]
+    private let environment: StoreEnvironment
+    private var observers: [UUID: @Sendable (Schedule, CommitResult?) -> Void] = [:]
+
+    /// Opens a store over a repository (reads it once).
+    public init(
+        repository: any ScheduleRepository, validators: [any ScheduleValidator] = [],
+        actingUser: UserProfile = .processUser, environment: StoreEnvironment = .live
+    ) throws {
+        self.repository = repository
+        (schedule, revision) = try repository.load()
+        self.validators = validators
+        self.actingUser = actingUser
+        self.environment = environment
+    }
+
+    public func setValidators(_ validators: [any ScheduleValidator]) { self.validators = validators }
+
+    /// Applies a mutation through the funnel.
+    ///
+    /// - Parameters:
+    ///   - mutation: the change; a `.batch` commits whole or not at all.
+    ///   - user: who makes it (defaults to `actingUser`), recorded in the change log.
+    /// - Returns: the net changes, non-blocking violations and the change-log entries written.
+    /// - Throws: `ScheduleError` for broken invariants (naming the field), `.rejected` with the
+    ///   rules' violations, `.validatorFailed` when a rule could not run, `.lockTimeout`, or the
+    ///   repository's error when saving failed. In every case nothing was written.
+    @discardableResult
+    public func apply(_ mutation: Mutation, as user: UserProfile? = nil) async throws -> CommitResult {
+        try await lockForWriting()
+        defer { repository.unlockForWriting() }
+        try refreshLocked()
+
+        let user = user ?? actingUser
+        let timestamp = Timestamp.truncated(environment.now())
+        let (proposed, changes) = try propose(mutation)
+        let violations = try evaluate(Proposal(
+            mutation: mutation, changes: changes, before: schedule, after: proposed, user: user, timestamp: timestamp))
+        if violations.contains(where: { $0.severity == .error }) {
+            throw ScheduleError.rejected(violations: violations)
+        }
+
+        var committed = proposed
+        let entries = logEntries(for: changes, before: schedule, after: proposed, user: user, timestamp: timestamp)
+        for entry in entries { committed.changeLog.append(entry) }
+        let newRevision = try repository.save(
+            committed, summary: CommitSummary(mutation: mutation, changes: changes, logEntries: entries))
+        schedule = committed
+        revision = newRevision
+        let result = CommitResult(mutation: mutation, changes: changes, violations: violations, logEntries: entries, revision: newRevision)
+        for observer in observers.values { observer(committed, result) }
+        return result
+    }
+
+    /// What a mutation would do, without writing: the changes and every violation (errors too).
+    /// Throws `ScheduleError` for broken invariants or a failing validator.
+    public func check(_ mutation: Mutation, as user: UserProfile? = nil) throws -> (changes: [Change], violations: [Violation]) {
+        let (proposed, changes) = try propose(mutation)
+        let violations = try evaluate(Proposal(
+            mutation: mutation, changes: changes, before: schedule, after: proposed, user: user ?? actingUser,
+            timestamp: Timestamp.truncated(environment.now())))
+        return (changes, violations)
+    }
+
+    /// Runs every validator's whole-schedule phase on the current schedule.
+    public func validate() throws -> [Violation] {
+        var all: [Violation] = []
+        for validator in validators {
+            do { all += try validator.validate(schedule) } catch {
+                throw ScheduleError.validatorFailed(validator: validator.name, message: "\(error)")
+            }
+        }
+        return all
+    }
+
+    /// Drops change-log entries older than the store's retention policy (or `before`, when given).
+    @discardableResult
+    public func pruneChangeLog(before: Date? = nil) async throws -> Int {
+        guard let cutoff = before ?? schedule.settings.changeLogRetention.cutoff(now: environment.now()) else { return 0 }
+        let result = try await apply(.pruneChangeLog(before: cutoff))
+        return result.changes.reduce(0) { total, change in
+            if case let .changeLogPruned(removed) = change { return total + removed }
+            return total
+        }
+    }
+
+    /// Re-reads the repository if another writer committed since this store last read or wrote it.
+    public func refresh() throws {
+        guard try repository.revision() != revision else { return }
+        (schedule, revision) = try repository.load()
+        for observer in observers.values { observer(schedule, nil) }
+    }
+
+    // MARK: Observation
+
+    /// The shifts a query selects now, and again after every commit (and refresh) until the
+    /// stream is dropped.
+    public func observe(_ query: ShiftQuery) -> AsyncStream<[ScheduledShift]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [ScheduledShift].self, bufferingPolicy: .bufferingNewest(16))
+        continuation.yield(schedule.shifts(query))
+        addObserver(continuation) { schedule, _ in continuation.yield(schedule.shifts(query)) }
+        return stream
+    }
+
+    /// Every commit made through this store, as it happens.
+    public func commits() -> AsyncStream<CommitResult> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CommitResult.self, bufferingPolicy: .bufferingNewest(256))
+        addObserver(continuation) { _, result in if let result { continuation.yield(result) } }
+        return stream
+    }
+
+    private func addObserver<T>(_ continuation: AsyncStream<T>.Continuation, _ body: @escaping @Sendable (Schedule, CommitResult?) -> Void) {
+        let id = environment.makeUUID()
+        observers[id] = body
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            Task { await self.removeObserver(id) }
+        }
+    }
+
+    private func removeObserver(_ id: UUID) { observers[id] = nil }
+
+    // MARK: Funnel steps
+
+    private func lockForWriting() async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: environment.lockTimeout)
+        while try !repository.tryLockForWriting() {
+            guard clock.now < deadline else {
+                let (seconds, attoseconds) = environment.lockTimeout.components
+                throw ScheduleError.lockTimeout(store: repository.location, seconds: Double(seconds) + Double(attoseconds) / 1e18)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Under the write lock: pick up what other writers committed, so nothing of theirs is lost.
+    private func refreshLocked() throws {
+        guard try repository.revision() != revision else { return }
+        (schedule, revision) = try repository.load()
+    }
+
+    private func propose(_ mutation: Mutation) throws(ScheduleError) -> (Schedule, [Change]) {
+        var context = MutationContext(schedule: schedule)
+        try context.apply(mutation, field: mutation.fieldRoot)
+        return (context.schedule, context.netChanges)
+    }
+
+    private func evaluate(_ proposal: Proposal) throws -> [Violation] {
+        var all: [Violation] = []
+        for validator in validators {
+            do { all += try validator.evaluate(proposal) } catch {
+                throw ScheduleError.validatorFailed(validator: validator.name, message: "\(error)")
+            }
+        }
+        return all
+    }
+
+    private func logEntries(for changes: [Change], before: Schedule, after: Schedule, user: UserProfile, timestamp: Date) -> [ChangeLogEntry] {
+        changes.compactMap { change -> ChangeLogEntry? in
+            guard case let .shift(old, new, reason) = change else { return nil }
+            let changeType: ChangeType = switch (old, new) {
+            case (nil, _): .created
+            case (_, nil): .deleted
+            case let (old?, new?) where old.shiftTypeID != new.shiftTypeID: .switched
+            case let (old?, new?) where old.personID != new.personID: .reassigned
+            default: .updated
+            }
+            return ChangeLogEntry(
+                id: ChangeLogEntryID(environment.makeUUID()), timestamp: timestamp, userId: user.userId,
+                userDisplayName: user.displayName, changeType: changeType,
+                scheduledShiftDate: (new ?? old)!.date,
+                oldShiftSnapshot: old.map { before.snapshot(of: $0) ?? after.snapshot(of: $0)! },
+                newShiftSnapshot: new.flatMap { after.snapshot(of: $0) }, reason: reason)
+        }
+    }
+}
+
+extension Mutation {
+    /// The root of field paths in error messages (`shift.personID`, `batch[2].shift.date`).
+    var fieldRoot: String {
+        if case .batch = self { return "batch" }
+        return ""
+    }
+}
+
+extension Schedule {
+    /// A snapshot of a shift as this schedule resolves its type, location and person.
+    public func snapshot(of shift: ScheduledShift) -> ShiftSnapshot? {
+        guard let type = shiftType(shift.shiftTypeID) else { return nil }
+        let location = type.locationID.flatMap { self.location($0) }
+        return ShiftSnapshot(
+            shiftID: shift.id, shiftTypeID: type.id, symbol: type.symbol, title: type.title, duration: type.duration,
+            date: shift.date, locationID: location?.id, locationName: location?.name, personID: shift.personID,
+            personName: shift.personID.flatMap { person($0)?.displayName }, notes: shift.notes)
+    }
+}

@@ -1,0 +1,428 @@
+import Foundation
+import ShiftCore
+
+extension StoreFileCodec {
+    /// Reads a store file of any supported version.
+    ///
+    /// - Returns: the schedule and the version the file was written in.
+    /// - Throws: `StorageError.corrupt` (with line and column) for bad JSON or bad values,
+    ///   `.unsupportedVersion` for a newer file, `.invalidContent` for broken invariants.
+    public static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> (schedule: Schedule, version: Int) {
+        try bytes.withUnsafeBufferPointer { buffer throws(StorageError) in
+            var reader = JSONReader(bytes: buffer, path: path)
+            guard !reader.atEnd() else { throw reader.error("the file is empty") }
+            let sections = try topLevelSections(&reader)
+            guard reader.atEnd() else { throw reader.error("unexpected \(reader.describeNext()) after the end of the store") }
+
+            func seek(_ key: String) -> JSONReader? {
+                guard let offset = sections[key] else { return nil }
+                var sectionReader = JSONReader(bytes: buffer, path: path)
+                sectionReader.seek(to: offset)
+                return sectionReader
+            }
+            guard var versionReader = seek("version") else {
+                throw reader.error("not a ShiftScheduler store: no \"version\" field", at: 0)
+            }
+            let version = try versionReader.readInt("version")
+            if var formatReader = seek("format") {
+                let format = try formatReader.readString()
+                guard format == formatName else {
+                    throw formatReader.error("not a ShiftScheduler store: format is '\(format)'", at: sections["format"])
+                }
+            }
+            guard version <= currentVersion else { throw .unsupportedVersion(path: path, version: version, newest: currentVersion) }
+            guard version >= oldestVersion else {
+                throw versionReader.error("store format version \(version) is not supported (oldest: \(oldestVersion))", at: sections["version"])
+            }
+            let decoder = EntityDecoder(version: version)
+
+            var settings = StoreSettings(timeZoneIdentifier: "UTC")
+            if var r = seek("settings") { settings = try decoder.settings(&r) } else if version >= 2 {
+                throw reader.error("missing \"settings\"", at: 0)
+            }
+            func array<T>(_ key: String, _ decode: (inout JSONReader, String) throws(StorageError) -> T) throws(StorageError) -> [T] {
+                guard var r = seek(key) else { return [] }
+                var items: [T] = []
+                try r.readArray { r, index throws(StorageError) in items.append(try decode(&r, "\(key)[\(index)]")) }
+                return items
+            }
+            let locations = try array("locations", decoder.location)
+            let shiftTypes = try array("shiftTypes", decoder.shiftType)
+            let people = try array("people", decoder.person)
+            let shifts = try array("shifts", decoder.shift)
+            let demand = try array("demand", decoder.demand)
+            let availability = try array("availability", decoder.availability)
+            let changeLog = try array("changeLog", decoder.logEntry)
+            do {
+                let schedule = try Schedule(
+                    settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
+                    demand: demand, availability: availability, changeLog: changeLog)
+                return (schedule, version)
+            } catch {
+                throw .invalidContent(path: path, reason: "\(error)")
+            }
+        }
+    }
+
+    /// The top-level keys and where each value starts; checks the whole document is well-formed.
+    private static func topLevelSections(_ reader: inout JSONReader) throws(StorageError) -> [String: Int] {
+        var sections: [String: Int] = [:]
+        let known: Set<String> = [
+            "format", "version", "settings", "locations", "shiftTypes", "people", "shifts", "demand", "availability", "changeLog",
+        ]
+        guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
+        try reader.readObject { r, key throws(StorageError) in
+            _ = r.peek()
+            guard known.contains(key) else { throw r.error("unknown top-level field \"\(key)\"") }
+            guard sections[key] == nil else { throw r.error("\"\(key)\" appears twice") }
+            sections[key] = r.position
+            try r.skipValue()
+        }
+        return sections
+    }
+}
+
+extension JSONReader {
+    mutating func seek(to offset: Int) {
+        self = JSONReader(rebasing: self, at: offset)
+    }
+}
+
+/// Decodes entities, accepting the older field names of the version being read.
+struct EntityDecoder {
+    let version: Int
+
+    private func missing(_ field: String, _ path: String, _ r: borrowing JSONReader, _ start: Int) -> StorageError {
+        r.error("\(path): missing \"\(field)\"", at: start)
+    }
+
+    private func unknown(_ key: String, _ path: String, _ r: borrowing JSONReader) -> StorageError {
+        r.error("\(path): unknown field \"\(key)\"")
+    }
+
+    func settings(_ r: inout JSONReader) throws(StorageError) -> StoreSettings {
+        var settings = StoreSettings(timeZoneIdentifier: "UTC")
+        let start = r.position
+        var sawZone = false
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "timeZone":
+                settings.timeZoneIdentifier = try r.readString()
+                sawZone = true
+            case "weekStart":
+                let at = r.position
+                let text = try r.readString()
+                guard let day = Weekday(name: text) else { throw r.error("settings.weekStart: '\(text)' is not a weekday", at: at) }
+                settings.weekStart = day
+            case "changeLogRetention":
+                let at = r.position
+                let text = try r.readString()
+                guard let policy = ChangeLogRetentionPolicy(text) else {
+                    throw r.error("settings.changeLogRetention: '\(text)' is not forever or <days>d", at: at)
+                }
+                settings.changeLogRetention = policy
+            case "extra": settings.extra = try attributes(&r, "settings.extra")
+            default: throw unknown(key, "settings", r)
+            }
+        }
+        if version >= 2, !sawZone { throw missing("timeZone", "settings", r, start) }
+        return settings
+    }
+
+    func attributes(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Attributes {
+        var result: Attributes = [:]
+        try r.readObject { r, key throws(StorageError) in result[key] = try attribute(&r, "\(path).\(key)") }
+        return result
+    }
+
+    private func attribute(_ r: inout JSONReader, _ path: String) throws(StorageError) -> AttributeValue {
+        switch r.peek() {
+        case UInt8(ascii: "\""): return .string(try r.readString())
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try r.readBool())
+        case UInt8(ascii: "["):
+            var items: [AttributeValue] = []
+            try r.readArray { r, index throws(StorageError) in items.append(try attribute(&r, "\(path)[\(index)]")) }
+            return .list(items)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try r.readNumber())
+        default: throw r.error("\(path): an attribute is a string, number, bool or list, not \(r.describeNext())")
+        }
+    }
+
+    private func duration(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftDuration {
+        let at = r.position
+        let text = try r.readString()
+        guard let duration = ShiftDuration(text) else {
+            throw r.error("\(path): '\(text)' is not a duration (all-day or HH:MM-HH:MM)", at: at)
+        }
+        return duration
+    }
+
+    private func time(_ r: inout JSONReader, _ path: String) throws(StorageError) -> HourMinuteTime {
+        let at = r.position
+        let text = try r.readString()
+        guard let time = HourMinuteTime(text) else { throw r.error("\(path): '\(text)' is not a time (HH:MM, 00:00…23:59)", at: at) }
+        return time
+    }
+
+    func location(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Location {
+        let start = r.position
+        var id: UUID?
+        var name: String?
+        var address = ""
+        var attrs: Attributes = [:]
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "name": name = try r.readString()
+            case "address": address = try r.readString()
+            case "attributes": attrs = try attributes(&r, path + ".attributes")
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let name else { throw missing("name", path, r, start) }
+        return Location(id: LocationID(id), name: name, address: address, attributes: attrs)
+    }
+
+    func shiftType(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftType {
+        let start = r.position
+        var id: UUID?
+        var symbol: String?
+        var title = ""
+        var description = ""
+        var parsedDuration: ShiftDuration?
+        var location: UUID?
+        var attrs: Attributes = [:]
+        // Version 1 stored the duration as separate fields.
+        var startTime: HourMinuteTime?
+        var endTime: HourMinuteTime?
+        var allDay = false
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "symbol": symbol = try r.readString()
+            case "title": title = try r.readString()
+            case "description": description = try r.readString()
+            case "duration" where version >= 2: parsedDuration = try duration(&r, path + ".duration")
+            case "locationID": location = try r.readUUID(path + ".locationID")
+            case "attributes" where version >= 2: attrs = try attributes(&r, path + ".attributes")
+            case "startTime" where version == 1: startTime = try time(&r, path + ".startTime")
+            case "endTime" where version == 1: endTime = try time(&r, path + ".endTime")
+            case "allDay" where version == 1: allDay = try r.readBool()
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let symbol else { throw missing("symbol", path, r, start) }
+        if version == 1 {
+            if allDay {
+                parsedDuration = .allDay
+            } else if let startTime, let endTime {
+                parsedDuration = .scheduled(from: startTime, to: endTime)
+            }
+        }
+        guard let parsedDuration else { throw missing(version == 1 ? "startTime/endTime" : "duration", path, r, start) }
+        return ShiftType(
+            id: ShiftTypeID(id), symbol: symbol, title: title, description: description, duration: parsedDuration,
+            locationID: location.map(LocationID.init), attributes: attrs)
+    }
+
+    func person(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Person {
+        let start = r.position
+        var id: UUID?
+        var name: String?
+        var attrs: Attributes = [:]
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "displayName" where version >= 2, "name" where version == 1: name = try r.readString()
+            case "attributes" where version >= 2: attrs = try attributes(&r, path + ".attributes")
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let name else { throw missing(version == 1 ? "name" : "displayName", path, r, start) }
+        return Person(id: PersonID(id), displayName: name, attributes: attrs)
+    }
+
+    func shift(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ScheduledShift {
+        let start = r.position
+        var id: UUID?
+        var type: UUID?
+        var date: LocalDate?
+        var person: UUID?
+        var notes: String?
+        var attrs: Attributes = [:]
+        var uid: String?
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "shiftTypeID" where version >= 2, "typeID" where version == 1: type = try r.readUUID(path + ".shiftTypeID")
+            case "date": date = try r.readDate(path + ".date")
+            case "personID": person = try r.readUUID(path + ".personID")
+            case "notes": notes = try r.readString()
+            case "attributes" where version >= 2: attrs = try attributes(&r, path + ".attributes")
+            case "eventIdentifier": uid = try r.readString()
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let type else { throw missing("shiftTypeID", path, r, start) }
+        guard let date else { throw missing("date", path, r, start) }
+        return ScheduledShift(
+            id: ShiftID(id), shiftTypeID: ShiftTypeID(type), date: date, personID: person.map(PersonID.init),
+            notes: notes, attributes: attrs, eventIdentifier: uid)
+    }
+
+    func demand(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Demand {
+        let start = r.position
+        var id: UUID?
+        var day: DemandDay?
+        var type: UUID?
+        var skill: String?
+        var minimum: Int?
+        var optimal: Int?
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "date": day = .date(try r.readDate(path + ".date"))
+            case "weekday":
+                let at = r.position
+                let text = try r.readString()
+                guard let weekday = Weekday(name: text) else { throw r.error("\(path).weekday: '\(text)' is not a weekday", at: at) }
+                day = .weekday(weekday)
+            case "shiftTypeID": type = try r.readUUID(path + ".shiftTypeID")
+            case "skill": skill = try r.readString()
+            case "minimum": minimum = try r.readInt(path + ".minimum")
+            case "optimal": optimal = try r.readInt(path + ".optimal")
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let day else { throw missing("date\" or \"weekday", path, r, start) }
+        guard let type else { throw missing("shiftTypeID", path, r, start) }
+        guard let minimum else { throw missing("minimum", path, r, start) }
+        return Demand(id: DemandID(id), day: day, shiftTypeID: ShiftTypeID(type), skill: skill, minimum: minimum, optimal: optimal ?? minimum)
+    }
+
+    func availability(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Availability {
+        let start = r.position
+        var id: UUID?
+        var person: UUID?
+        var from: LocalDate?
+        var to: LocalDate?
+        var type: UUID?
+        var kind: AvailabilityKind?
+        var weight: Double?
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "personID": person = try r.readUUID(path + ".personID")
+            case "from": from = try r.readDate(path + ".from")
+            case "to": to = try r.readDate(path + ".to")
+            case "shiftTypeID": type = try r.readUUID(path + ".shiftTypeID")
+            case "kind":
+                let at = r.position
+                let text = try r.readString()
+                guard let parsed = AvailabilityKind(rawValue: text) else {
+                    throw r.error("\(path).kind: '\(text)' is not unavailable, undesired or desired", at: at)
+                }
+                kind = parsed
+            case "weight": weight = try r.readNumber()
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let person else { throw missing("personID", path, r, start) }
+        guard let from else { throw missing("from", path, r, start) }
+        guard let kind else { throw missing("kind", path, r, start) }
+        return Availability(
+            id: AvailabilityID(id), personID: PersonID(person), from: from, to: to ?? from,
+            shiftTypeID: type.map(ShiftTypeID.init), kind: kind, weight: weight)
+    }
+
+    func snapshot(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftSnapshot {
+        let start = r.position
+        var shiftID: UUID?
+        var typeID: UUID?
+        var symbol: String?
+        var title = ""
+        var parsedDuration: ShiftDuration?
+        var date: LocalDate?
+        var locationID: UUID?
+        var locationName: String?
+        var personID: UUID?
+        var personName: String?
+        var notes: String?
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "shiftID": shiftID = try r.readUUID(path + ".shiftID")
+            case "shiftTypeID": typeID = try r.readUUID(path + ".shiftTypeID")
+            case "symbol": symbol = try r.readString()
+            case "title": title = try r.readString()
+            case "duration": parsedDuration = try duration(&r, path + ".duration")
+            case "date": date = try r.readDate(path + ".date")
+            case "locationID": locationID = try r.readUUID(path + ".locationID")
+            case "locationName": locationName = try r.readString()
+            case "personID": personID = try r.readUUID(path + ".personID")
+            case "personName": personName = try r.readString()
+            case "notes": notes = try r.readString()
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let shiftID else { throw missing("shiftID", path, r, start) }
+        guard let typeID else { throw missing("shiftTypeID", path, r, start) }
+        guard let symbol else { throw missing("symbol", path, r, start) }
+        guard let parsedDuration else { throw missing("duration", path, r, start) }
+        guard let date else { throw missing("date", path, r, start) }
+        return ShiftSnapshot(
+            shiftID: ShiftID(shiftID), shiftTypeID: ShiftTypeID(typeID), symbol: symbol, title: title,
+            duration: parsedDuration, date: date, locationID: locationID.map(LocationID.init), locationName: locationName,
+            personID: personID.map(PersonID.init), personName: personName, notes: notes)
+    }
+
+    func logEntry(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ChangeLogEntry {
+        let start = r.position
+        var id: UUID?
+        var timestamp: Date?
+        var userId: String?
+        var userName: String?
+        var changeType: ChangeType?
+        var date: LocalDate?
+        var old: ShiftSnapshot?
+        var new: ShiftSnapshot?
+        var reason: String?
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "id": id = try r.readUUID(path + ".id")
+            case "timestamp":
+                let at = r.position
+                let text = try r.readString()
+                guard let parsed = Timestamp.parse(text) else {
+                    throw r.error("\(path).timestamp: '\(text)' is not a UTC timestamp (YYYY-MM-DDTHH:MM:SS.sssZ)", at: at)
+                }
+                timestamp = parsed
+            case "userId": userId = try r.readString()
+            case "userDisplayName": userName = try r.readString()
+            case "changeType":
+                let at = r.position
+                let text = try r.readString()
+                guard let parsed = ChangeType(rawValue: text) else { throw r.error("\(path).changeType: '\(text)' is not a change type", at: at) }
+                changeType = parsed
+            case "scheduledShiftDate": date = try r.readDate(path + ".scheduledShiftDate")
+            case "oldShiftSnapshot": old = try snapshot(&r, path + ".oldShiftSnapshot")
+            case "newShiftSnapshot": new = try snapshot(&r, path + ".newShiftSnapshot")
+            case "reason": reason = try r.readString()
+            default: throw unknown(key, path, r)
+            }
+        }
+        guard let id else { throw missing("id", path, r, start) }
+        guard let timestamp else { throw missing("timestamp", path, r, start) }
+        guard let userId else { throw missing("userId", path, r, start) }
+        guard let changeType else { throw missing("changeType", path, r, start) }
+        guard let date else { throw missing("scheduledShiftDate", path, r, start) }
+        return ChangeLogEntry(
+            id: ChangeLogEntryID(id), timestamp: timestamp, userId: userId, userDisplayName: userName ?? userId,
+            changeType: changeType, scheduledShiftDate: date, oldShiftSnapshot: old, newShiftSnapshot: new, reason: reason)
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import ShiftCore
+
+@Suite struct LocalDateTests {
+    @Test func parsesRealDatesAndRejectsImpossibleOnes() {
+        #expect(LocalDate("2026-03-29")!.components == (2026, 3, 29))
+        #expect(LocalDate("2024-02-29") != nil)
+        #expect(LocalDate("2026-02-29") == nil)
+        #expect(LocalDate("2026-02-30") == nil)
+        #expect(LocalDate("2026-13-01") == nil)
+        #expect(LocalDate("2026-00-10") == nil)
+        #expect(LocalDate("1900-02-29") == nil)
+        #expect(LocalDate("2000-02-29") != nil)
+        #expect(LocalDate("2026-3-29") == nil)
+        #expect(LocalDate("26-03-29") == nil)
+        #expect(LocalDate("2026-03-29T00:00") == nil)
+        #expect(LocalDate("") == nil)
+    }
+
+    @Test func dayNumbersRoundTripOverFourCenturies() {
+        var current = LocalDate(year: 1800, month: 1, day: 1)!
+        let end = LocalDate(year: 2200, month: 12, day: 31)!
+        while current <= end {
+            let (y, m, d) = current.components
+            #expect(LocalDate(year: y, month: m, day: d) == current)
+            current = current.adding(days: 1)
+        }
+        #expect(LocalDate("1970-01-01")!.dayNumber == 0)
+    }
+
+    @Test func weekdaysAndIsoWeeks() {
+        #expect(date("1970-01-01").weekday == .thursday)
+        #expect(date("2026-11-21").weekday == .saturday)
+        #expect(date("1969-12-29").weekday == .monday)
+        #expect(date("2026-01-01").isoWeek == (2026, 1))
+        #expect(date("2027-01-01").isoWeek == (2026, 53))
+        #expect(date("2026-11-21").startOfWeek(weekStart: .monday) == date("2026-11-16"))
+        #expect(date("2026-11-21").startOfWeek(weekStart: .sunday) == date("2026-11-15"))
+        #expect(date("2026-03-01").days(to: date("2026-03-31")) == 30)
+    }
+
+    @Test func encodesAsIsoText() throws {
+        let data = try JSONEncoder().encode([date("2026-03-09")])
+        #expect(String(decoding: data, as: UTF8.self) == #"["2026-03-09"]"#)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([LocalDate].self, from: Data(#"["2026-02-30"]"#.utf8)) }
+    }
+}
+
+@Suite struct ShiftDurationTests {
+    @Test func timesAreZeroToTwentyThree() {
+        #expect(HourMinuteTime("07:30")?.minutesSinceMidnight == 450)
+        #expect(HourMinuteTime("7:30") != nil)
+        #expect(HourMinuteTime("24:00") == nil)
+        #expect(HourMinuteTime("23:60") == nil)
+        #expect(HourMinuteTime("-1:00") == nil)
+        #expect(HourMinuteTime("12") == nil)
+    }
+
+    @Test func rangesParseAndDetectOvernight() {
+        let night = ShiftDuration("22:00-06:00")!
+        #expect(night.isOvernight)
+        #expect(night.nominalMinutes == 480)
+        #expect(ShiftDuration("06:00–14:00") == .scheduled(from: time("06:00"), to: time("14:00")))
+        #expect(ShiftDuration("all-day") == .allDay)
+        #expect(ShiftDuration("08:00-08:00")?.nominalMinutes == 1440)
+        #expect(ShiftDuration("08:00") == nil)
+        #expect(ShiftDuration("08:00-24:00") == nil)
+        #expect(night.description == "22:00-06:00")
+    }
+}
+
+@Suite struct ZoneRulesTests {
+    let berlin = ZoneRules(identifier: "Europe/Berlin")!
+
+    @Test func nightShiftAcrossSpringChangeLastsSevenHours() throws {
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"))
+        let interval = schedule.interval(of: ShiftDuration("22:00-06:00")!, on: date("2026-03-28"))
+        #expect(interval.minutes == 7 * 60)
+        let autumn = schedule.interval(of: ShiftDuration("22:00-06:00")!, on: date("2026-10-24"))
+        #expect(autumn.minutes == 9 * 60)
+        let ordinary = schedule.interval(of: ShiftDuration("22:00-06:00")!, on: date("2026-05-01"))
+        #expect(ordinary.minutes == 8 * 60)
+    }
+
+    @Test func instantsMatchFoundation() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        for (day, hour) in [("2026-01-15", 9), ("2026-07-01", 23), ("2026-03-29", 3), ("2026-10-25", 1), ("1985-06-01", 12)] {
+            let d = date(day)
+            let expected = calendar.date(from: DateComponents(year: d.year, month: d.month, day: d.day, hour: hour))!
+            #expect(berlin.instant(of: d, minutes: hour * 60) == Int64(expected.timeIntervalSince1970), "\(day) \(hour):00")
+        }
+    }
+
+    @Test func skippedAndRepeatedHours() {
+        // 02:30 does not exist on 2026-03-29: read with the winter offset, it is 01:30 UTC.
+        #expect(berlin.instant(of: date("2026-03-29"), minutes: 150) == 1_774_747_800)
+        // 02:30 happens twice on 2026-10-25: the first (summer time, 00:30 UTC) is meant.
+        #expect(berlin.instant(of: date("2026-10-25"), minutes: 150) == 1_792_888_200)
+        #expect(ZoneRules(identifier: "Mars/Olympus") == nil)
+        #expect(ZoneRules(identifier: "") == nil)
+    }
+
+    @Test func halfOpenIntervalsTouchWithoutOverlapping() {
+        let a = InstantInterval(start: 0, end: 100)
+        #expect(!a.overlaps(InstantInterval(start: 100, end: 200)))
+        #expect(a.overlaps(InstantInterval(start: 99, end: 200)))
+        #expect(!InstantInterval(start: 100, end: 200).overlaps(a))
+    }
+}
+
+@Suite struct CodableTests {
+    @Test func domainValuesRoundTripThroughJSONCoders() throws {
+        let fixture = Fixture()
+        var shift = fixture.shift(1, fixture.night, "2026-03-28", fixture.bob)
+        shift.notes = "swap with \"Carol\"\n?"
+        shift.attributes = ["skill": .string("nurse"), "weight": .number(1.5)]
+        shift.eventIdentifier = "foreign-uid@example.com"
+        let demand = Demand(id: DemandID(uuid(50)), day: .weekday(.monday), shiftTypeID: fixture.day.id, skill: "nurse", minimum: 1, optimal: 2)
+        let availability = Availability(id: AvailabilityID(uuid(60)), personID: fixture.bob.id, from: date("2026-04-01"),
+                                        to: date("2026-04-03"), kind: .undesired, weight: 10)
+        let entry = ChangeLogEntry(
+            id: ChangeLogEntryID(uuid(70)), timestamp: Timestamp.truncated(fixedNow), userId: "u", userDisplayName: "U",
+            changeType: .switched, scheduledShiftDate: shift.date,
+            oldShiftSnapshot: ShiftSnapshot(shiftID: shift.id, shiftTypeID: fixture.day.id, symbol: "D", title: "Day",
+                                            duration: fixture.day.duration, date: shift.date), reason: "sick")
+        try roundTrip(fixture.ward)
+        try roundTrip(fixture.day)
+        try roundTrip(fixture.office)
+        try roundTrip(fixture.bob)
+        try roundTrip(shift)
+        try roundTrip(demand)
+        try roundTrip(availability)
+        try roundTrip(entry)
+        try roundTrip(StoreSettings(timeZoneIdentifier: "Europe/Berlin", weekStart: .sunday, changeLogRetention: .days(90)))
+        try roundTrip(alice)
+    }
+
+    private func roundTrip<T: Codable & Equatable>(_ value: T) throws {
+        let data = try JSONEncoder().encode(value)
+        #expect(try JSONDecoder().decode(T.self, from: data) == value, "\(String(decoding: data, as: UTF8.self))")
+    }
+
+    @Test func timestampsKeepMilliseconds() {
+        let stamp = Timestamp.truncated(Date(timeIntervalSince1970: 1_234_567_890.1239))
+        #expect(Timestamp.format(stamp) == "2009-02-13T23:31:30.123Z")
+        #expect(Timestamp.parse(Timestamp.format(stamp)) == stamp)
+        #expect(Timestamp.parse("2009-02-13T23:31:30Z") == Date(timeIntervalSince1970: 1_234_567_890))
+        #expect(Timestamp.parse("2009-02-13 23:31:30Z") == nil)
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+    }
+
+    @Test func retentionPolicyText() {
+        #expect(ChangeLogRetentionPolicy("90d") == .days(90))
+        #expect(ChangeLogRetentionPolicy("forever") == .forever)
+        #expect(ChangeLogRetentionPolicy("0d") == nil)
+        #expect(ChangeLogRetentionPolicy("soon") == nil)
+        #expect(ChangeLogRetentionPolicy.days(30).cutoff(now: Date(timeIntervalSince1970: 86_400 * 31)) == Date(timeIntervalSince1970: 86_400))
+    }
+
+    @Test func identifiersPrintLowercaseAndSortLikeTheirText() {
+        let a = ShiftID(UUID(uuidString: "A0000000-0000-4000-8000-000000000000")!)
+        let b = ShiftID(UUID(uuidString: "0B000000-0000-4000-8000-000000000000")!)
+        #expect(a.description == "a0000000-0000-4000-8000-000000000000")
+        #expect(b < a)
+        #expect(ShiftID("a0000000-0000-4000-8000-000000000000") == a)
+        #expect(ShiftID("nope") == nil)
+    }
+}

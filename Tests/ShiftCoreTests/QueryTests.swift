@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import ShiftCore
+
+@Suite struct QueryTests {
+    let f = Fixture()
+
+    /// Bob: D Mon, N Mon, D Wed; Carol: O Tue, D Wed; open: D Thu.
+    private func schedule() async throws -> Schedule {
+        let (store, _) = try await f.store()
+        try await store.apply(.batch([
+            .scheduleShift(f.shift(1, f.day, "2026-03-02", f.bob)),
+            .scheduleShift(f.shift(2, f.night, "2026-03-02", f.bob)),
+            .scheduleShift(f.shift(3, f.day, "2026-03-04", f.bob)),
+            .scheduleShift(f.shift(4, f.office, "2026-03-03", f.carol)),
+            .scheduleShift(f.shift(5, f.day, "2026-03-04", f.carol)),
+            .scheduleShift(f.shift(6, f.day, "2026-03-05", nil)),
+        ]))
+        return await store.schedule
+    }
+
+    private func ids(_ shifts: [ScheduledShift]) -> [Int] {
+        shifts.map { Int($0.id.description.suffix(12), radix: 16)! - 100 }
+    }
+
+    @Test func byDateRangePersonTypeAndLocation() async throws {
+        let s = try await schedule()
+        #expect(ids(s.shifts()) == [1, 2, 4, 3, 5, 6])
+        #expect(ids(s.shifts(.on(date("2026-03-04")))) == [3, 5])
+        #expect(ids(s.shifts(ShiftQuery(from: date("2026-03-03"), to: date("2026-03-04")))) == [4, 3, 5])
+        #expect(ids(s.shifts(ShiftQuery(personID: f.bob.id))) == [1, 2, 3])
+        #expect(ids(s.shifts(ShiftQuery(from: date("2026-03-03"), personID: f.bob.id))) == [3])
+        #expect(ids(s.shifts(ShiftQuery(shiftTypeIDs: [f.day.id]))) == [1, 3, 5, 6])
+        #expect(ids(s.shifts(ShiftQuery(locationID: f.ward.id))) == [1, 2, 3, 5, 6])
+        #expect(ids(s.shifts(ShiftQuery(unassignedOnly: true))) == [6])
+        #expect(ids(s.shifts(ShiftQuery(personID: f.carol.id, shiftTypeIDs: [f.office.id]))) == [4])
+    }
+
+    @Test func orderAndLimit() async throws {
+        let s = try await schedule()
+        #expect(ids(s.shifts(ShiftQuery(order: .newestFirst))) == [6, 5, 3, 4, 2, 1])
+        #expect(ids(s.shifts(ShiftQuery(order: .newestFirst, limit: 2))) == [6, 5])
+        #expect(ids(s.shifts(ShiftQuery(personID: f.bob.id, order: .newestFirst, limit: 1))) == [3])
+        #expect(s.shifts(ShiftQuery(limit: 0)).isEmpty)
+        #expect(s.count(ShiftQuery(limit: 1)) == 6)
+    }
+
+    @Test func overlapUsesHalfOpenIntervals() async throws {
+        let s = try await schedule()
+        // Bob's night (19:00 Mon – 07:00 Tue) overlaps 06:00–08:00 Tue, not 07:00–08:00.
+        let tuesday = date("2026-03-03")
+        let early = InstantInterval(start: s.zone.instant(of: tuesday, minutes: 360), end: s.zone.instant(of: tuesday, minutes: 480))
+        #expect(ids(s.shifts(ShiftQuery(personID: f.bob.id, overlapping: early))) == [2])
+        let late = InstantInterval(start: s.zone.instant(of: tuesday, minutes: 420), end: s.zone.instant(of: tuesday, minutes: 480))
+        #expect(ids(s.shifts(ShiftQuery(personID: f.bob.id, overlapping: late))).isEmpty)
+        #expect(ids(s.shifts(ShiftQuery(overlapping: late))) == [4], "Carol's all-day office shift")
+    }
+
+    @Test func countsAndShiftTypesByLocation() async throws {
+        let s = try await schedule()
+        #expect(s.shiftCount(ofType: f.day.id) == 4)
+        #expect(s.shiftCount(of: f.bob.id) == 3)
+        #expect(s.shiftCount(of: f.bob.id, from: date("2026-03-03")) == 1)
+        #expect(s.shiftTypes(at: f.ward.id).map(\.symbol) == ["D", "N"])
+        #expect(s.shiftType(symbol: "N")?.id == f.night.id)
+        #expect(s.shift(eventIdentifier: "\(ShiftID(uuid(101)))@shiftscheduler")?.id == ShiftID(uuid(101)))
+    }
+
+    @Test func indexesFollowUpdates() async throws {
+        let (store, _) = try await f.store()
+        let shift = f.shift(1, f.day, "2026-03-02", f.bob)
+        try await store.apply(.scheduleShift(shift))
+        var moved = shift
+        moved.date = date("2026-03-09")
+        moved.personID = f.carol.id
+        moved.shiftTypeID = f.night.id
+        try await store.apply(.updateShift(moved))
+        let s = await store.schedule
+        #expect(s.shifts(.on(date("2026-03-02"))).isEmpty)
+        #expect(s.shifts(ShiftQuery(personID: f.bob.id)).isEmpty)
+        #expect(s.shifts(ShiftQuery(shiftTypeIDs: [f.day.id])).isEmpty)
+        #expect(s.shifts(ShiftQuery(personID: f.carol.id, shiftTypeIDs: [f.night.id])).map(\.id) == [shift.id])
+        #expect(s.shiftCount(ofType: f.day.id) == 0)
+    }
+
+    @Test func demandAppliesByDateAndWeekday() async throws {
+        let (store, _) = try await f.store()
+        let monday = Demand(id: DemandID(uuid(50)), day: .weekday(.monday), shiftTypeID: f.day.id, minimum: 1, optimal: 2)
+        let special = Demand(id: DemandID(uuid(51)), day: .date(date("2026-03-02")), shiftTypeID: f.night.id, skill: "head", minimum: 1, optimal: 1)
+        try await store.apply(.batch([.addDemand(monday), .addDemand(special)]))
+        let s = await store.schedule
+        #expect(Set(s.demand(on: date("2026-03-02"))) == [monday, special])
+        #expect(s.demand(on: date("2026-03-09")) == [monday])
+        #expect(s.demand(on: date("2026-03-03")).isEmpty)
+    }
+
+    @Test func observersHearEveryCommit() async throws {
+        let (store, _) = try await f.store()
+        let stream = await store.observe(ShiftQuery(personID: f.bob.id))
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+        try await store.apply(.scheduleShift(f.shift(1, f.day, "2026-03-02", f.bob)))
+        #expect(await iterator.next()?.count == 1)
+        try await store.apply(.scheduleShift(f.shift(2, f.day, "2026-03-03", f.bob)))
+        #expect(await iterator.next()?.map(\.date) == [date("2026-03-02"), date("2026-03-03")])
+
+        let commits = await store.commits()
+        var commitIterator = commits.makeAsyncIterator()
+        try await store.apply(.unscheduleShift(ShiftID(uuid(101))))
+        #expect(await commitIterator.next()?.logEntries.first?.changeType == .deleted)
+    }
+
+    @Test func storesSharingARepositoryPickUpEachOthersCommits() async throws {
+        let (first, repository) = try await f.store()
+        let second = try ScheduleStore(repository: repository, actingUser: alice, environment: testEnvironment())
+        try await first.apply(.scheduleShift(f.shift(1, f.day, "2026-03-02", f.bob)))
+        try await second.apply(.scheduleShift(f.shift(2, f.day, "2026-03-03", f.bob)))
+        #expect(repository.snapshot.shiftCount == 2, "the second writer reloaded before applying")
+        try await first.refresh()
+        #expect(await first.schedule.shiftCount == 2)
+    }
+}
