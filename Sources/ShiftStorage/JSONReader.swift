@@ -7,6 +7,8 @@ struct JSONReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position = 0
     private var depth = 0
+    /// Where the key most recently read by `readObject` starts, for "unknown field" messages.
+    private(set) var lastKeyPosition = 0
     let path: String
     static let maximumDepth = 64
 
@@ -66,6 +68,12 @@ struct JSONReader {
         return "byte 0x" + String(byte, radix: 16)
     }
 
+    /// Skips whitespace and returns where the next value starts (for error positions).
+    mutating func valueStart() -> Int {
+        skipWhitespace()
+        return position
+    }
+
     mutating func atEnd() -> Bool { peek() == 0 && position >= bytes.count }
 
     // MARK: Containers
@@ -74,7 +82,7 @@ struct JSONReader {
     mutating func readObject(_ body: (inout JSONReader, String) throws(StorageError) -> Void) throws(StorageError) {
         try expect(UInt8(ascii: "{"), "an object ('{')")
         depth += 1
-        guard depth <= JSONReader.maximumDepth else { throw error("nesting deeper than \(JSONReader.maximumDepth) levels") }
+        guard depth <= JSONReader.maximumDepth else { throw error("nesting deeper than \(JSONReader.maximumDepth) levels", at: position - 1) }
         if peek() == UInt8(ascii: "}") {
             position += 1
             depth -= 1
@@ -82,6 +90,7 @@ struct JSONReader {
         }
         while true {
             guard peek() == UInt8(ascii: "\"") else { throw error("expected a key in quotes, found \(describeNext())") }
+            lastKeyPosition = position
             let key = try readString()
             try expect(UInt8(ascii: ":"), "':' after the key \"\(key)\"")
             try body(&self, key)
@@ -100,7 +109,7 @@ struct JSONReader {
     mutating func readArray(_ body: (inout JSONReader, Int) throws(StorageError) -> Void) throws(StorageError) {
         try expect(UInt8(ascii: "["), "an array ('[')")
         depth += 1
-        guard depth <= JSONReader.maximumDepth else { throw error("nesting deeper than \(JSONReader.maximumDepth) levels") }
+        guard depth <= JSONReader.maximumDepth else { throw error("nesting deeper than \(JSONReader.maximumDepth) levels", at: position - 1) }
         if peek() == UInt8(ascii: "]") {
             position += 1
             depth -= 1
@@ -196,7 +205,7 @@ struct JSONReader {
     }
 
     mutating func readInt(_ what: String) throws(StorageError) -> Int {
-        let start = position
+        let start = valueStart()
         let value = try readNumber()
         guard value.rounded() == value, abs(value) < 1e15 else { throw error("\(what) must be a whole number", at: start) }
         return Int(value)
@@ -231,7 +240,7 @@ struct JSONReader {
 
     /// Reads a string value, decoding escapes and validating UTF-8.
     mutating func readString() throws(StorageError) -> String {
-        let start = position
+        let start = valueStart()
         if let plain = try readPlainStringBytes() { return try makeString(plain, at: start) }
         try expect(UInt8(ascii: "\""), "a string")
         var scratch: [UInt8] = []
@@ -311,13 +320,13 @@ struct JSONReader {
     // MARK: Typed values
 
     mutating func readUUID(_ what: String) throws(StorageError) -> UUID {
-        let start = position
+        let start = valueStart()
         if let uuid = try withStringBytes({ UUID(asciiBytes: $0) }) { return uuid }
         throw error("\(what): \(describeValue(at: start)) is not a UUID", at: start)
     }
 
     mutating func readDate(_ what: String) throws(StorageError) -> LocalDate {
-        let start = position
+        let start = valueStart()
         if let date = try withStringBytes({ LocalDate(isoBytes: $0) }) { return date }
         throw error("\(what): \(describeValue(at: start)) is not a date (expected an existing YYYY-MM-DD)", at: start)
     }

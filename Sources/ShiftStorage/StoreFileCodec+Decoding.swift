@@ -73,8 +73,8 @@ extension StoreFileCodec {
         guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
         try reader.readObject { r, key throws(StorageError) in
             _ = r.peek()
-            guard known.contains(key) else { throw r.error("unknown top-level field \"\(key)\"") }
-            guard sections[key] == nil else { throw r.error("\"\(key)\" appears twice") }
+            guard known.contains(key) else { throw r.error("unknown top-level field \"\(key)\"", at: r.lastKeyPosition) }
+            guard sections[key] == nil else { throw r.error("\"\(key)\" appears twice", at: r.lastKeyPosition) }
             sections[key] = r.position
             try r.skipValue()
         }
@@ -97,7 +97,7 @@ struct EntityDecoder {
     }
 
     private func unknown(_ key: String, _ path: String, _ r: borrowing JSONReader) -> StorageError {
-        r.error("\(path): unknown field \"\(key)\"")
+        r.error("\(path): unknown field \"\(key)\"", at: r.lastKeyPosition)
     }
 
     func settings(_ r: inout JSONReader) throws(StorageError) -> StoreSettings {
@@ -110,12 +110,12 @@ struct EntityDecoder {
                 settings.timeZoneIdentifier = try r.readString()
                 sawZone = true
             case "weekStart":
-                let at = r.position
+                let at = r.valueStart()
                 let text = try r.readString()
                 guard let day = Weekday(name: text) else { throw r.error("settings.weekStart: '\(text)' is not a weekday", at: at) }
                 settings.weekStart = day
             case "changeLogRetention":
-                let at = r.position
+                let at = r.valueStart()
                 let text = try r.readString()
                 guard let policy = ChangeLogRetentionPolicy(text) else {
                     throw r.error("settings.changeLogRetention: '\(text)' is not forever or <days>d", at: at)
@@ -149,7 +149,7 @@ struct EntityDecoder {
     }
 
     private func duration(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftDuration {
-        let at = r.position
+        let at = r.valueStart()
         let text = try r.readString()
         guard let duration = ShiftDuration(text) else {
             throw r.error("\(path): '\(text)' is not a duration (all-day or HH:MM-HH:MM)", at: at)
@@ -158,7 +158,7 @@ struct EntityDecoder {
     }
 
     private func time(_ r: inout JSONReader, _ path: String) throws(StorageError) -> HourMinuteTime {
-        let at = r.position
+        let at = r.valueStart()
         let text = try r.readString()
         guard let time = HourMinuteTime(text) else { throw r.error("\(path): '\(text)' is not a time (HH:MM, 00:00…23:59)", at: at) }
         return time
@@ -287,7 +287,7 @@ struct EntityDecoder {
             case "id": id = try r.readUUID(path + ".id")
             case "date": day = .date(try r.readDate(path + ".date"))
             case "weekday":
-                let at = r.position
+                let at = r.valueStart()
                 let text = try r.readString()
                 guard let weekday = Weekday(name: text) else { throw r.error("\(path).weekday: '\(text)' is not a weekday", at: at) }
                 day = .weekday(weekday)
@@ -322,7 +322,7 @@ struct EntityDecoder {
             case "to": to = try r.readDate(path + ".to")
             case "shiftTypeID": type = try r.readUUID(path + ".shiftTypeID")
             case "kind":
-                let at = r.position
+                let at = r.valueStart()
                 let text = try r.readString()
                 guard let parsed = AvailabilityKind(rawValue: text) else {
                     throw r.error("\(path).kind: '\(text)' is not unavailable, undesired or desired", at: at)
@@ -396,7 +396,7 @@ struct EntityDecoder {
             switch key {
             case "id": id = try r.readUUID(path + ".id")
             case "timestamp":
-                let at = r.position
+                let at = r.valueStart()
                 let text = try r.readString()
                 guard let parsed = Timestamp.parse(text) else {
                     throw r.error("\(path).timestamp: '\(text)' is not a UTC timestamp (YYYY-MM-DDTHH:MM:SS.sssZ)", at: at)
@@ -405,7 +405,7 @@ struct EntityDecoder {
             case "userId": userId = try r.readString()
             case "userDisplayName": userName = try r.readString()
             case "changeType":
-                let at = r.position
+                let at = r.valueStart()
                 let text = try r.readString()
                 guard let parsed = ChangeType(rawValue: text) else { throw r.error("\(path).changeType: '\(text)' is not a change type", at: at) }
                 changeType = parsed

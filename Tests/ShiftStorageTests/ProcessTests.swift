@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import ShiftCore
+@testable import ShiftStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real processes writing one JSON store: killed mid-save, and racing each other.
+@Suite(.serialized) struct ProcessTests {
+    /// The StoreWriter executable built next to the test bundle.
+    static var writerPath: String {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return directory.appendingPathComponent("StoreWriter").path
+    }
+
+    private func launchWriter(_ path: String, count: Int) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.writerPath)
+        process.arguments = [path, String(count)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    /// The shift ids the writer acknowledged (printed after each commit).
+    private func acknowledged(_ output: Pipe) -> [String] {
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            return parts.count == 3 && parts[0] == "ok" ? String(parts[2]) : nil
+        }
+    }
+
+    @Test func killingAWriterMidSaveNeverCorruptsTheStore() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("schedule.json")
+        // A store big enough that a save takes a while, so kills land inside saves.
+        let typeID = ShiftTypeID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000001")!)
+        let type = ShiftType(id: typeID, symbol: "W", title: "Work", duration: ShiftDuration("08:00-16:00")!)
+        let filler = (0..<20_000).map { n in
+            ScheduledShift(id: ShiftID(UUID()), shiftTypeID: typeID, date: date("2020-01-01").adding(days: n % 2000))
+        }
+        try JSONFileRepository(path: path).write(StoreFileCodec.encode(
+            try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [type], shifts: filler)))
+
+        var acknowledgedIDs: Set<String> = []
+        var kills = 0
+        for round in 0..<25 {
+            let (process, output) = try launchWriter(path, count: 1_000)
+            usleep(UInt32(20_000 + (round * 7_919) % 150_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { kills += 1 }
+            acknowledgedIDs.formUnion(acknowledged(output))
+
+            let (schedule, _) = try JSONFileRepository(path: path).load()
+            let present = Set(schedule.shifts().map(\.id.description))
+            #expect(acknowledgedIDs.isSubset(of: present), "round \(round): an acknowledged mutation was lost")
+            let extra = present.count - filler.count - acknowledgedIDs.count
+            #expect((0...1).contains(extra), "round \(round): at most the one unacknowledged commit may be present")
+            #expect(schedule.changeLog.count == present.count - filler.count, "round \(round): shifts and log entries commit together")
+            acknowledgedIDs = Set(present.subtracting(filler.map(\.id.description)))
+        }
+        #expect(kills >= 20, "the writer was killed mid-run")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.count <= 1, "at most the last killed writer's temporary file remains until the next save")
+    }
+
+    @Test func twoWritersAtOnceLoseNothing() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("schedule.json")
+        let (first, firstOutput) = try launchWriter(path, count: 40)
+        let (second, secondOutput) = try launchWriter(path, count: 40)
+        let firstIDs = acknowledged(firstOutput)
+        let secondIDs = acknowledged(secondOutput)
+        first.waitUntilExit()
+        second.waitUntilExit()
+        #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
+        #expect(firstIDs.count == 40 && secondIDs.count == 40)
+        let (schedule, _) = try JSONFileRepository(path: path).load()
+        #expect(Set(schedule.shifts().map(\.id.description)) == Set(firstIDs + secondIDs))
+        #expect(schedule.changeLog.count == 80)
+        #expect(Set(schedule.changeLog.map(\.userId)).count == 2, "both writers are in the log")
+    }
+}

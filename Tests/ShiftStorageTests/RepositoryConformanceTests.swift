@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import ShiftCore
+@testable import ShiftStorage
+
+/// One backend under test: how to make a repository over fresh storage, and how to open the same
+/// storage again (a second process, or a restart).
+struct Backend: CustomTestStringConvertible, Sendable {
+    let name: String
+    let make: @Sendable (Schedule) throws -> (repository: any ScheduleRepository, reopen: @Sendable () -> any ScheduleRepository, keepAlive: AnyObject?)
+    var testDescription: String { name }
+
+    static let memory = Backend(name: "memory") { schedule in
+        let repository = InMemoryRepository(schedule)
+        return (repository, { repository }, nil)
+    }
+
+    static let jsonFile = Backend(name: "json file") { schedule in
+        let directory = TemporaryDirectory()
+        let path = directory.file("schedule.json")
+        let repository = JSONFileRepository(path: path)
+        try repository.write(StoreFileCodec.encode(schedule))
+        return (repository, { JSONFileRepository(path: path) }, directory)
+    }
+
+    static let all: [Backend] = [.memory, .jsonFile]
+}
+
+/// The contract every repository keeps. SQLite joins `Backend.all` when it lands.
+@Suite struct RepositoryConformanceTests {
+    let base = try! Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"))
+    let type = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+    let person = Person(id: PersonID(uuid(10)), displayName: "Bob")
+
+    private func shift(_ n: Int, _ day: String = "2026-03-02") -> ScheduledShift {
+        ScheduledShift(id: ShiftID(uuid(100 + n)), shiftTypeID: type.id, date: date(day), personID: person.id)
+    }
+
+    @Test(arguments: Backend.all) func committedMutationsSurviveReopening(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let store = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        try await store.apply(.batch([.addShiftType(type), .addPerson(person)]))
+        try await store.apply(.scheduleShift(shift(1)))
+        try await store.apply(.reassignShift(shift(1).id, to: nil, reason: "open it up"))
+        let (reloaded, _) = try reopen().load()
+        #expect(reloaded == (await store.schedule))
+        #expect(reloaded.changeLog.count == 2)
+        #expect(reloaded.shifts(ShiftQuery(unassignedOnly: true)).count == 1, "indexes are rebuilt on load")
+        withExtendedLifetime(keep) {}
+    }
+
+    @Test(arguments: Backend.all) func rejectedMutationsWriteNothing(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let store = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        try await store.apply(.batch([.addShiftType(type), .addPerson(person), .scheduleShift(shift(1))]))
+        let revision = try repository.revision()
+        let persisted = try reopen().load().0
+        await #expect(throws: ScheduleError.self) {
+            try await store.apply(.batch([.scheduleShift(shift(2)), .scheduleShift(shift(1))]))
+        }
+        #expect(try repository.revision() == revision)
+        #expect(try reopen().load().0 == persisted)
+        withExtendedLifetime(keep) {}
+    }
+
+    @Test(arguments: Backend.all) func theWriteLockIsExclusive(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let other = reopen()
+        #expect(try repository.tryLockForWriting())
+        #expect(try !other.tryLockForWriting())
+        repository.unlockForWriting()
+        #expect(try other.tryLockForWriting())
+        other.unlockForWriting()
+        withExtendedLifetime(keep) {}
+    }
+
+    @Test(arguments: Backend.all) func aWriterWaitsForTheLockAndTimesOutClearly(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let holder = reopen()
+        #expect(try holder.tryLockForWriting())
+        var environment = testEnvironment()
+        environment.lockTimeout = .milliseconds(100)
+        let store = try ScheduleStore(repository: repository, actingUser: tester, environment: environment)
+        await #expect(throws: ScheduleError.lockTimeout(store: repository.location, seconds: 0.1)) {
+            try await store.apply(.addPerson(person))
+        }
+        holder.unlockForWriting()
+        try await store.apply(.addPerson(person))
+        withExtendedLifetime(keep) {}
+    }
+
+    @Test(arguments: Backend.all) func interleavedWritersLoseNothing(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let first = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        let second = try ScheduleStore(repository: reopen(), actingUser: tester, environment: testEnvironment())
+        try await first.apply(.batch([.addShiftType(type), .addPerson(person)]))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<20 {
+                let target = n.isMultiple(of: 2) ? first : second
+                let item = shift(n, "2026-03-\(String(format: "%02d", n + 1))")
+                group.addTask { try await target.apply(.scheduleShift(item)) }
+            }
+            try await group.waitForAll()
+        }
+        let (final, _) = try reopen().load()
+        #expect(final.shiftCount == 20)
+        #expect(final.changeLog.count == 20)
+        withExtendedLifetime(keep) {}
+    }
+
+    @Test(arguments: Backend.all) func theRevisionMovesOnEachCommit(_ backend: Backend) async throws {
+        let (repository, _, keep) = try backend.make(base)
+        let store = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        let start = try repository.revision()
+        let result = try await store.apply(.addPerson(person))
+        #expect(result.revision != start)
+        #expect(try repository.revision() == result.revision)
+        withExtendedLifetime(keep) {}
+    }
+}

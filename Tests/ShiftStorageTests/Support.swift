@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import ShiftCore
+@testable import ShiftStorage
+
+func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "20000000-0000-4000-8000-%012x", n))! }
+func date(_ text: String) -> LocalDate { LocalDate(text)! }
+
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> UUID {
+        UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", value.withLock { $0 += 1; return $0 }))!
+    }
+}
+
+func testEnvironment() -> StoreEnvironment {
+    let counter = Counter()
+    return StoreEnvironment(now: { Date(timeIntervalSince1970: 1_790_000_000) }, makeUUID: { counter.next() }, lockTimeout: .seconds(5))
+}
+
+let tester = UserProfile(userId: "tester", displayName: "Tester")
+
+/// A temporary folder removed when the value goes away.
+final class TemporaryDirectory: Sendable {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "shiftstore-" + UUID().uuidString.prefix(8)
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Entities of every kind, with attributes, notes, custom UIDs and a change log.
+func richSchedule() throws -> Schedule {
+    let ward = Location(id: LocationID(uuid(1)), name: "Ward \"3\", east", address: "Main St 1\nFloor 2",
+                        attributes: ["beds": .number(24), "icu": .bool(false)])
+    let day = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", description: "Early day",
+                        duration: ShiftDuration("07:00-19:00")!, locationID: ward.id, attributes: ["hours": .number(11.5)])
+    let night = ShiftType(id: ShiftTypeID(uuid(3)), symbol: "N", title: "Nacht", duration: ShiftDuration("19:00-07:00")!)
+    let office = ShiftType(id: ShiftTypeID(uuid(4)), symbol: "O", title: "Office", duration: .allDay)
+    let bob = Person(id: PersonID(uuid(10)), displayName: "Bob Øster; \"B\"",
+                     attributes: ["skills": .list([.string("nurse"), .string("head")]), "max_hours": .number(38.5)])
+    let carol = Person(id: PersonID(uuid(11)), displayName: "Carol ☀︎")
+    var shifts: [ScheduledShift] = []
+    for n in 0..<40 {
+        var shift = ScheduledShift(
+            id: ShiftID(uuid(100 + n)), shiftTypeID: [day.id, night.id, office.id][n % 3],
+            date: date("2026-03-01").adding(days: n / 2), personID: n % 5 == 0 ? nil : (n % 2 == 0 ? bob.id : carol.id))
+        if n % 7 == 0 { shift.notes = "note \(n)\twith tab" }
+        if n % 11 == 0 { shift.attributes = ["skill": .string("nurse")] }
+        if n % 13 == 0 { shift.eventIdentifier = "imported-\(n)@example.com" }
+        shifts.append(shift)
+    }
+    let demand = [
+        Demand(id: DemandID(uuid(50)), day: .weekday(.monday), shiftTypeID: day.id, skill: "nurse", minimum: 1, optimal: 2),
+        Demand(id: DemandID(uuid(51)), day: .date(date("2026-03-04")), shiftTypeID: night.id, minimum: 2, optimal: 2),
+    ]
+    let availability = [
+        Availability(id: AvailabilityID(uuid(60)), personID: bob.id, from: date("2026-03-10"), to: date("2026-03-12"), kind: .unavailable),
+        Availability(id: AvailabilityID(uuid(61)), personID: carol.id, from: date("2026-03-02"), shiftTypeID: night.id,
+                     kind: .undesired, weight: 2.5),
+    ]
+    let snapshot = ShiftSnapshot(shiftID: shifts[1].id, shiftTypeID: night.id, symbol: "N", title: "Nacht",
+                                 duration: night.duration, date: shifts[1].date, locationName: "Ward", personID: carol.id,
+                                 personName: "Carol ☀︎", notes: "x")
+    let log = [
+        ChangeLogEntry(id: ChangeLogEntryID(uuid(70)), timestamp: Date(timeIntervalSince1970: 1_790_000_000.25), userId: "alice",
+                       userDisplayName: "Alice", changeType: .created, scheduledShiftDate: shifts[1].date, newShiftSnapshot: snapshot),
+        ChangeLogEntry(id: ChangeLogEntryID(uuid(71)), timestamp: Date(timeIntervalSince1970: 1_790_000_100), userId: "alice",
+                       userDisplayName: "Alice", changeType: .switched, scheduledShiftDate: shifts[1].date,
+                       oldShiftSnapshot: snapshot, newShiftSnapshot: snapshot, reason: "swap, \"urgent\""),
+    ]
+    return try Schedule(
+        settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin", weekStart: .sunday, changeLogRetention: .days(365),
+                                extra: ["rules.directories": .list([.string("rules")])]),
+        locations: [ward], shiftTypes: [day, night, office], people: [bob, carol], shifts: shifts, demand: demand,
+        availability: availability, changeLog: log)
+}
+
+func readBytes(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
+func writeText(_ text: String, to path: String) { FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) }
