@@ -135,7 +135,7 @@ struct JSONReader {
         switch peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ throws(StorageError) in try reader.skipValue() }
         case UInt8(ascii: "["): try readArray { reader, _ throws(StorageError) in try reader.skipValue() }
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"): try readNull()
         default: _ = try readNumber()
@@ -236,6 +236,21 @@ struct JSONReader {
         if let plain = try readPlainStringBytes() { return try body(plain) }
         let decoded = Array(try readString().utf8)
         return try decoded.withUnsafeBufferPointer { buffer throws(StorageError) in try body(buffer) }
+    }
+
+    /// Skips a string without building it (escapes are stepped over, not decoded).
+    mutating func skipString() throws(StorageError) {
+        let start = valueStart()
+        try expect(UInt8(ascii: "\""), "a string")
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte == UInt8(ascii: "\\") { position += 1 } else if byte < 0x20 {
+                throw error("control character in a string (escape it)", at: position - 1)
+            }
+        }
+        throw error("unterminated string", at: start)
     }
 
     /// Reads a string value, decoding escapes and validating UTF-8.

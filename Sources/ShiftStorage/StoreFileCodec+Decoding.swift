@@ -11,80 +11,96 @@ extension StoreFileCodec {
         try bytes.withUnsafeBufferPointer { buffer throws(StorageError) in
             var reader = JSONReader(bytes: buffer, path: path)
             guard !reader.atEnd() else { throw reader.error("the file is empty") }
-            let sections = try topLevelSections(&reader)
-            guard reader.atEnd() else { throw reader.error("unexpected \(reader.describeNext()) after the end of the store") }
-
-            func seek(_ key: String) -> JSONReader? {
-                guard let offset = sections[key] else { return nil }
-                var sectionReader = JSONReader(bytes: buffer, path: path)
-                sectionReader.seek(to: offset)
-                return sectionReader
-            }
-            guard var versionReader = seek("version") else {
-                throw reader.error("not a ShiftScheduler store: no \"version\" field", at: 0)
-            }
-            let version = try versionReader.readInt("version")
-            if var formatReader = seek("format") {
-                let format = try formatReader.readString()
-                guard format == formatName else {
-                    throw formatReader.error("not a ShiftScheduler store: format is '\(format)'", at: sections["format"])
+            guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
+            var sections = Sections()
+            // One pass: sections after "version" (as we write them) are decoded where they stand;
+            // any that come before it are skipped and decoded once the version is known.
+            var pending: [(key: String, offset: Int)] = []
+            var seen: Set<String> = []
+            try reader.readObject { r, key throws(StorageError) in
+                let offset = r.valueStart()
+                guard Sections.keys.contains(key) else { throw r.error("unknown top-level field \"\(key)\"", at: r.lastKeyPosition) }
+                guard seen.insert(key).inserted else { throw r.error("\"\(key)\" appears twice", at: r.lastKeyPosition) }
+                if key == "version" {
+                    try sections.readVersion(&r)
+                } else if sections.version != nil {
+                    try sections.read(key, &r)
+                } else {
+                    pending.append((key, offset))
+                    try r.skipValue()
                 }
             }
-            guard version <= currentVersion else { throw .unsupportedVersion(path: path, version: version, newest: currentVersion) }
-            guard version >= oldestVersion else {
-                throw versionReader.error("store format version \(version) is not supported (oldest: \(oldestVersion))", at: sections["version"])
+            guard reader.atEnd() else { throw reader.error("unexpected \(reader.describeNext()) after the end of the store") }
+            guard sections.version != nil else { throw reader.error("not a ShiftScheduler store: no \"version\" field", at: 0) }
+            for (key, offset) in pending {
+                var sectionReader = JSONReader(rebasing: reader, at: offset)
+                try sections.read(key, &sectionReader)
             }
-            let decoder = EntityDecoder(version: version)
+            return (try sections.schedule(reader), sections.version!)
+        }
+    }
 
-            var settings = StoreSettings(timeZoneIdentifier: "UTC")
-            if var r = seek("settings") { settings = try decoder.settings(&r) } else if version >= 2 {
-                throw reader.error("missing \"settings\"", at: 0)
+    /// The top-level sections of a store file as they are read.
+    private struct Sections {
+        static let keys: Set<String> = [
+            "format", "version", "settings", "locations", "shiftTypes", "people", "shifts", "demand", "availability", "changeLog",
+        ]
+        var version: Int?
+        var settings: StoreSettings?
+        var locations: [Location] = []
+        var shiftTypes: [ShiftType] = []
+        var people: [Person] = []
+        var shifts: [ScheduledShift] = []
+        var demand: [Demand] = []
+        var availability: [Availability] = []
+        var changeLog: [ChangeLogEntry] = []
+
+        mutating func readVersion(_ r: inout JSONReader) throws(StorageError) {
+            let at = r.valueStart()
+            let value = try r.readInt("version")
+            guard value <= currentVersion else { throw .unsupportedVersion(path: r.path, version: value, newest: currentVersion) }
+            guard value >= oldestVersion else {
+                throw r.error("store format version \(value) is not supported (oldest: \(oldestVersion))", at: at)
             }
-            func array<T>(_ key: String, _ decode: (inout JSONReader, String) throws(StorageError) -> T) throws(StorageError) -> [T] {
-                guard var r = seek(key) else { return [] }
+            version = value
+        }
+
+        mutating func read(_ key: String, _ r: inout JSONReader) throws(StorageError) {
+            let decoder = EntityDecoder(version: version!)
+            func array<T>(_ decode: (inout JSONReader, String) throws(StorageError) -> T) throws(StorageError) -> [T] {
                 var items: [T] = []
                 try r.readArray { r, index throws(StorageError) in items.append(try decode(&r, "\(key)[\(index)]")) }
                 return items
             }
-            let locations = try array("locations", decoder.location)
-            let shiftTypes = try array("shiftTypes", decoder.shiftType)
-            let people = try array("people", decoder.person)
-            let shifts = try array("shifts", decoder.shift)
-            let demand = try array("demand", decoder.demand)
-            let availability = try array("availability", decoder.availability)
-            let changeLog = try array("changeLog", decoder.logEntry)
-            do {
-                let schedule = try Schedule(
-                    settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
-                    demand: demand, availability: availability, changeLog: changeLog)
-                return (schedule, version)
-            } catch {
-                throw .invalidContent(path: path, reason: "\(error)")
+            switch key {
+            case "format":
+                let at = r.valueStart()
+                let format = try r.readString()
+                guard format == formatName else { throw r.error("not a ShiftScheduler store: format is '\(format)'", at: at) }
+            case "settings": settings = try decoder.settings(&r)
+            case "locations": locations = try array(decoder.location)
+            case "shiftTypes": shiftTypes = try array(decoder.shiftType)
+            case "people": people = try array(decoder.person)
+            case "shifts": shifts = try array(decoder.shift)
+            case "demand": demand = try array(decoder.demand)
+            case "availability": availability = try array(decoder.availability)
+            case "changeLog": changeLog = try array(decoder.logEntry)
+            default: break
             }
         }
-    }
 
-    /// The top-level keys and where each value starts; checks the whole document is well-formed.
-    private static func topLevelSections(_ reader: inout JSONReader) throws(StorageError) -> [String: Int] {
-        var sections: [String: Int] = [:]
-        let known: Set<String> = [
-            "format", "version", "settings", "locations", "shiftTypes", "people", "shifts", "demand", "availability", "changeLog",
-        ]
-        guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
-        try reader.readObject { r, key throws(StorageError) in
-            _ = r.peek()
-            guard known.contains(key) else { throw r.error("unknown top-level field \"\(key)\"", at: r.lastKeyPosition) }
-            guard sections[key] == nil else { throw r.error("\"\(key)\" appears twice", at: r.lastKeyPosition) }
-            sections[key] = r.position
-            try r.skipValue()
+        func schedule(_ r: borrowing JSONReader) throws(StorageError) -> Schedule {
+            guard let settings = settings ?? (version == 1 ? StoreSettings(timeZoneIdentifier: "UTC") : nil) else {
+                throw r.error("missing \"settings\"", at: 0)
+            }
+            do {
+                return try Schedule(
+                    settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
+                    demand: demand, availability: availability, changeLog: changeLog)
+            } catch {
+                throw .invalidContent(path: r.path, reason: "\(error)")
+            }
         }
-        return sections
-    }
-}
-
-extension JSONReader {
-    mutating func seek(to offset: Int) {
-        self = JSONReader(rebasing: self, at: offset)
     }
 }
 

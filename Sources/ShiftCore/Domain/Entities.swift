@@ -118,10 +118,38 @@ public struct ScheduledShift: Identifiable, Codable, Hashable, Sendable {
     /// The calendar date the shift starts on (a night shift belongs to the evening it starts).
     public var date: LocalDate
     public var personID: PersonID?
-    public var notes: String?
-    /// Custom values, e.g. the `skill` a person covers on this shift.
-    public var attributes: Attributes
-    private var customEventIdentifier: String?
+    /// Rarely-set fields live in an immutable box, so the common shift is a small plain value
+    /// (cheap to copy inside the store's persistent maps, a million of them in memory).
+    private var extras: Extras?
+
+    private final class Extras: Hashable, Sendable {
+        let notes: String?
+        let attributes: Attributes
+        let customEventIdentifier: String?
+
+        init(notes: String?, attributes: Attributes, customEventIdentifier: String?) {
+            self.notes = notes
+            self.attributes = attributes
+            self.customEventIdentifier = customEventIdentifier
+        }
+
+        /// nil when every field is empty, so plain shifts carry no box.
+        static func make(notes: String?, attributes: Attributes, customEventIdentifier: String?) -> Extras? {
+            notes == nil && attributes.isEmpty && customEventIdentifier == nil
+                ? nil : Extras(notes: notes, attributes: attributes, customEventIdentifier: customEventIdentifier)
+        }
+
+        static func == (lhs: Extras, rhs: Extras) -> Bool {
+            lhs === rhs || (lhs.notes == rhs.notes && lhs.attributes == rhs.attributes
+                && lhs.customEventIdentifier == rhs.customEventIdentifier)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(notes)
+            hasher.combine(attributes)
+            hasher.combine(customEventIdentifier)
+        }
+    }
 
     public init(
         id: ShiftID, shiftTypeID: ShiftTypeID, date: LocalDate, personID: PersonID? = nil,
@@ -131,16 +159,30 @@ public struct ScheduledShift: Identifiable, Codable, Hashable, Sendable {
         self.shiftTypeID = shiftTypeID
         self.date = date
         self.personID = personID
-        self.notes = notes
-        self.attributes = attributes
-        self.customEventIdentifier = nil
-        if let eventIdentifier { self.eventIdentifier = eventIdentifier }
+        let custom = eventIdentifier == ScheduledShift.defaultEventIdentifier(for: id) ? nil : eventIdentifier
+        self.extras = Extras.make(notes: notes, attributes: attributes, customEventIdentifier: custom)
     }
+
+    public var notes: String? {
+        get { extras?.notes }
+        set { extras = Extras.make(notes: newValue, attributes: attributes, customEventIdentifier: customEventIdentifier) }
+    }
+
+    /// Custom values, e.g. the `skill` a person covers on this shift.
+    public var attributes: Attributes {
+        get { extras?.attributes ?? [:] }
+        set { extras = Extras.make(notes: notes, attributes: newValue, customEventIdentifier: customEventIdentifier) }
+    }
+
+    private var customEventIdentifier: String? { extras?.customEventIdentifier }
 
     /// The stable calendar UID of this shift (`<id>@shiftscheduler` unless imported with its own).
     public var eventIdentifier: String {
         get { customEventIdentifier ?? ScheduledShift.defaultEventIdentifier(for: id) }
-        set { customEventIdentifier = newValue == ScheduledShift.defaultEventIdentifier(for: id) ? nil : newValue }
+        set {
+            let custom = newValue == ScheduledShift.defaultEventIdentifier(for: id) ? nil : newValue
+            extras = Extras.make(notes: notes, attributes: attributes, customEventIdentifier: custom)
+        }
     }
 
     /// True when the event identifier came from elsewhere (an imported calendar).
@@ -158,10 +200,11 @@ public struct ScheduledShift: Identifiable, Codable, Hashable, Sendable {
         shiftTypeID = try c.decode(ShiftTypeID.self, forKey: .shiftTypeID)
         date = try c.decode(LocalDate.self, forKey: .date)
         personID = try c.decodeIfPresent(PersonID.self, forKey: .personID)
-        notes = try c.decodeIfPresent(String.self, forKey: .notes)
-        attributes = try c.decodeIfPresent(Attributes.self, forKey: .attributes) ?? [:]
-        customEventIdentifier = nil
-        if let uid = try c.decodeIfPresent(String.self, forKey: .eventIdentifier) { eventIdentifier = uid }
+        let notes = try c.decodeIfPresent(String.self, forKey: .notes)
+        let attributes = try c.decodeIfPresent(Attributes.self, forKey: .attributes) ?? [:]
+        let uid = try c.decodeIfPresent(String.self, forKey: .eventIdentifier)
+        let custom = uid == ScheduledShift.defaultEventIdentifier(for: id) ? nil : uid
+        extras = Extras.make(notes: notes, attributes: attributes, customEventIdentifier: custom)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,13 +1,21 @@
 import Foundation
+import HashTreeCollections
 
 /// The change log: entries in commit order.
 ///
-/// Stored as sealed chunks plus a tail so that copying a schedule (every mutation builds a
-/// proposed copy) costs a few pointers, not a copy of every entry.
+/// Stored as small sealed chunks in a persistent map plus a short tail, so that appending to a
+/// copy (every mutation appends to the proposed copy of the schedule) copies at most one short
+/// tail and one path of the map, never the whole log.
 public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
-    private static let chunkSize = 1024
-    private var chunks: [[ChangeLogEntry]] = []
-    private var tail: [ChangeLogEntry] = []
+    private static let chunkSize = 32
+    /// Entries are boxed so that copying a chunk or the tail copies pointers, not ~700-byte values.
+    private final class Box: Sendable {
+        let entry: ChangeLogEntry
+        init(_ entry: ChangeLogEntry) { self.entry = entry }
+    }
+
+    private var chunks: TreeDictionary<Int, [Box]> = [:]
+    private var tail: [Box] = []
 
     public init() {}
 
@@ -20,15 +28,15 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
 
     public subscript(position: Int) -> ChangeLogEntry {
         let chunk = position / ChangeLog.chunkSize
-        return chunk < chunks.count ? chunks[chunk][position % ChangeLog.chunkSize] : tail[position - chunks.count * ChangeLog.chunkSize]
+        let box = chunk < chunks.count ? chunks[chunk]![position % ChangeLog.chunkSize] : tail[position - chunks.count * ChangeLog.chunkSize]
+        return box.entry
     }
 
     public mutating func append(_ entry: ChangeLogEntry) {
-        tail.append(entry)
+        tail.append(Box(entry))
         if tail.count == ChangeLog.chunkSize {
-            chunks.append(tail)
+            chunks[chunks.count] = tail
             tail = []
-            tail.reserveCapacity(ChangeLog.chunkSize)
         }
     }
 

@@ -6,6 +6,7 @@ import HashTreeCollections
 struct MutationContext {
     var schedule: Schedule
     private(set) var changes: [Change] = []
+    private var changeKeys: [ChangeKey] = []
     private var changeSlots: [ChangeKey: Int] = [:]
     /// Off while loading a stored schedule: nothing to report, and a million slots would cost.
     private let recordsChanges: Bool
@@ -68,8 +69,22 @@ struct MutationContext {
 
     private mutating func record(key: ChangeKey, _ change: Change) {
         guard recordsChanges else { return }
+        // Most mutations change one entity: a linear scan of a few keys beats a hash table.
+        if changes.count < 8 {
+            if let slot = changeKeys.firstIndex(of: key) {
+                changes[slot] = MutationContext.merge(changes[slot], change)
+            } else {
+                changeKeys.append(key)
+                changes.append(change)
+            }
+            return
+        }
+        if changeSlots.isEmpty {
+            for (slot, existing) in changeKeys.enumerated() { changeSlots[existing] = slot }
+        }
         guard let slot = changeSlots[key] else {
             changeSlots[key] = changes.count
+            changeKeys.append(key)
             changes.append(change)
             return
         }

@@ -55,21 +55,19 @@ extension Schedule {
         }
 
         let dates = newestFirst ? Array(stride(from: last, through: first, by: -1)) : Array(stride(from: first, through: last, by: 1))
+        let bucketTypes = types ?? allTypeIDs
         for date in dates {
-            if let types {
-                for type in types {
-                    for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] {
-                        if let shift = shiftStore[id], matches(shift, query, nil) { day.append(shift) }
-                    }
-                }
-            } else {
-                for id in index.byDate[date] ?? [] {
+            for type in bucketTypes {
+                for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] {
                     if let shift = shiftStore[id], matches(shift, query, nil) { day.append(shift) }
                 }
             }
             guard flush() else { return }
         }
     }
+
+    /// Every shift type id, in id order (the date buckets are per type).
+    private var allTypeIDs: [ShiftTypeID] { shiftTypeStore.keys.sorted() }
 
     /// The number of shifts a query selects (ignoring `limit`).
     public func count(_ query: ShiftQuery) -> Int {

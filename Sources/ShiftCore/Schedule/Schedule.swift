@@ -106,8 +106,15 @@ extension Schedule {
         shiftTypeStore.values.filter { $0.locationID == locationID }.sorted { ($0.symbol, $0.id) < ($1.symbol, $1.id) }
     }
 
-    /// How many scheduled shifts use a shift type.
-    public func shiftCount(ofType id: ShiftTypeID) -> Int { index.countByType[id] ?? 0 }
+    /// How many scheduled shifts use a shift type (a walk over the type's days, not the store).
+    public func shiftCount(ofType id: ShiftTypeID) -> Int {
+        guard let range = index.dateRange else { return 0 }
+        var total = 0
+        for date in stride(from: range.lowerBound, through: range.upperBound, by: 1) {
+            total += index.byTypeDate[TypeDay(type: id, date: date)]?.count ?? 0
+        }
+        return total
+    }
 
     /// How many scheduled shifts a person has (optionally from a date on).
     public func shiftCount(of person: PersonID, from date: LocalDate? = nil) -> Int {

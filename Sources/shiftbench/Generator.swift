@@ -1,0 +1,62 @@
+import Foundation
+import ShiftCore
+
+/// Synthetic schedules for benchmarks: people on a rotation of early, late and night shifts.
+enum Generator {
+    static let early = ShiftType(id: ShiftTypeID(id(1)), symbol: "E", title: "Early", duration: ShiftDuration("06:00-14:00")!)
+    static let late = ShiftType(id: ShiftTypeID(id(2)), symbol: "L", title: "Late", duration: ShiftDuration("14:00-22:00")!)
+    static let night = ShiftType(id: ShiftTypeID(id(3)), symbol: "N", title: "Night", duration: ShiftDuration("22:00-06:00")!)
+    static let types = [early, late, night]
+    static let firstDay = LocalDate("2026-01-01")!
+
+    static func id(_ n: Int) -> UUID {
+        UUID(uuidString: String(format: "B0000000-0000-4000-8000-%012x", n))!
+    }
+
+    /// About `shifts` shifts: one per person per day, five days on, two off, over as many days as needed.
+    static func schedule(shifts count: Int, zone: String = "Europe/Berlin") throws -> Schedule {
+        let days = Swift.max(7, Swift.min(3650, Int(Double(count).squareRoot() * 1.5)))
+        let people = Swift.max(1, Int((Double(count) / (Double(days) * 5 / 7)).rounded(.up)))
+        var personList: [Person] = []
+        for p in 0..<people {
+            personList.append(Person(id: PersonID(id(1000 + p)), displayName: "Person \(p)", attributes: ["team": .number(Double(p % 4))]))
+        }
+        var shifts: [ScheduledShift] = []
+        shifts.reserveCapacity(count)
+        var rng = SplitMix(seed: 42)
+        outer: for d in 0..<days {
+            for p in 0..<people where (d + p) % 7 < 5 {
+                let type = types[(d / 7 + p) % 3]
+                shifts.append(ScheduledShift(
+                    id: ShiftID(rng.uuid()), shiftTypeID: type.id, date: firstDay.adding(days: d), personID: personList[p].id))
+                if shifts.count == count { break outer }
+            }
+        }
+        return try Schedule(settings: StoreSettings(timeZoneIdentifier: zone), shiftTypes: types, people: personList, shifts: shifts)
+    }
+}
+
+/// A small deterministic random source (SplitMix64).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func uuid() -> UUID {
+        let a = next()
+        let b = next()
+        return withUnsafeBytes(of: (a, b)) { bytes in
+            var raw = bytes.load(as: uuid_t.self)
+            raw.6 = (raw.6 & 0x0F) | 0x40
+            raw.8 = (raw.8 & 0x3F) | 0x80
+            return UUID(uuid: raw)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Timing helpers: median and spread of several runs, measured with a monotonic clock.
+struct Sample {
+    var seconds: [Double]
+
+    var sorted: [Double] { seconds.sorted() }
+    var median: Double { percentile(50) }
+    var min: Double { sorted.first ?? 0 }
+    var max: Double { sorted.last ?? 0 }
+
+    func percentile(_ p: Double) -> Double {
+        let values = sorted
+        guard !values.isEmpty else { return 0 }
+        let rank = Int((p / 100 * Double(values.count - 1)).rounded())
+        return values[Swift.min(Swift.max(rank, 0), values.count - 1)]
+    }
+}
+
+func measure(runs: Int, _ body: () throws -> Void) rethrows -> Sample {
+    let clock = ContinuousClock()
+    var seconds: [Double] = []
+    for _ in 0..<runs {
+        let elapsed = try clock.measure(body)
+        seconds.append(elapsed.seconds)
+    }
+    return Sample(seconds: seconds)
+}
+
+func measureAsync(runs: Int, _ body: () async throws -> Void) async rethrows -> Sample {
+    let clock = ContinuousClock()
+    var seconds: [Double] = []
+    for _ in 0..<runs {
+        let start = clock.now
+        try await body()
+        seconds.append((clock.now - start).seconds)
+    }
+    return Sample(seconds: seconds)
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}
+
+func formatTime(_ seconds: Double) -> String {
+    switch seconds {
+    case ..<1e-6: String(format: "%.0f ns", seconds * 1e9)
+    case ..<1e-3: String(format: "%.1f µs", seconds * 1e6)
+    case ..<1: String(format: "%.1f ms", seconds * 1e3)
+    default: String(format: "%.2f s", seconds)
+    }
+}
+
+/// Peak resident set size of this process so far, in MiB (Linux `VmHWM`).
+func peakRSSMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+    return kib / 1024
+}
+
+/// Collects result rows and prints them as a Markdown table.
+struct Report {
+    var rows: [[String]] = []
+    let header: [String]
+
+    init(_ header: [String]) { self.header = header }
+
+    mutating func add(_ row: [String]) {
+        rows.append(row)
+        FileHandle.standardError.write(Data(("  " + row.joined(separator: " | ") + "\n").utf8))
+    }
+
+    func markdown() -> String {
+        var lines = ["| " + header.joined(separator: " | ") + " |", "|" + header.map { _ in "---" }.joined(separator: "|") + "|"]
+        lines += rows.map { "| " + $0.joined(separator: " | ") + " |" }
+        return lines.joined(separator: "\n")
+    }
+}

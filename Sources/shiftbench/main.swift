@@ -1,0 +1,60 @@
+// shiftbench: the benchmark executable. Run in release:
+//
+//   swift run -c release shiftbench [SUITE…] [--runs N] [--quick]
+//
+// Suites: store (JSON open/save), apply (mutation cost in memory). Without a suite, all run.
+// Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
+import Foundation
+import ShiftCore
+import ShiftStorage
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var runs = 7
+var quick = false
+var suites: [String] = []
+var sizes: [Int]?
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--runs":
+        guard let value = arguments.first.flatMap(Int.init), value > 0 else {
+            FileHandle.standardError.write(Data("shiftbench: --runs needs a positive number\n".utf8))
+            exit(2)
+        }
+        runs = value
+        arguments.removeFirst()
+    case "--quick": quick = true
+    case "--sizes":
+        guard let list = arguments.first?.split(separator: ",").compactMap({ Int($0) }), !list.isEmpty else {
+            FileHandle.standardError.write(Data("shiftbench: --sizes needs a list such as 1000,100000\n".utf8))
+            exit(2)
+        }
+        sizes = list
+        arguments.removeFirst()
+    case "-h", "--help":
+        print("usage: shiftbench [store|apply]… [--runs N] [--sizes N,N…] [--quick]")
+        exit(0)
+    case "store", "apply": suites.append(argument)
+    default:
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply)\n".utf8))
+        exit(2)
+    }
+}
+if suites.isEmpty { suites = ["store", "apply"] }
+
+let machine = MachineInfo.current
+print("# shiftbench results\n")
+print("Machine: \(machine). Build: release. Runs per figure: \(runs) (median, min–max).\n")
+
+do {
+    for suite in suites {
+        switch suite {
+        case "store": try StoreBenchmarks.run(runs: runs, sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]))
+        case "apply": try await ApplyBenchmarks.run(sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000]), mutations: quick ? 2_000 : 20_000)
+        default: break
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("shiftbench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+
+@testable import LuaHost
+
+/// Runs `body` as a plugin chunk and returns the results of calling the
+/// function it returns.
+func eval(_ rt: LuaRuntime, _ body: String, chunk: String = "rules/test.lua", _ args: [LuaValue] = []) throws
+    -> [LuaValue]
+{
+    let f = try rt.loadPlugin(source: "return function(...)\n\(body)\nend", chunkName: chunk)
+    return try rt.call(f, args)
+}
+
+func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
+                     sourceLocation: SourceLocation = #_sourceLocation) {
+    do {
+        try body()
+        Issue.record("expected an error", sourceLocation: sourceLocation)
+    } catch let e as LuaHostError {
+        #expect(check(e), "unexpected error: \(e)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("unexpected error type: \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite struct ValueTests {
+    @Test func scalarsRoundTrip() throws {
+        let rt = try LuaRuntime()
+        let values: [LuaValue] = [.nil, true, false, 0, -7, .integer(Int64.max), 1.5, -0.25, "", "héllo",
+                                  .bytes([0xff, 0x00, 0x41])]
+        let out = try eval(rt, "return ...", values)
+        #expect(out == values)
+    }
+
+    @Test func tablesRoundTripAsDeepCopies() throws {
+        let rt = try LuaRuntime()
+        let t: LuaValue = .table(LuaTable(array: [1, "two", [3, 4]],
+                                          hash: [.string("name"): "x", .string("nested"): ["a": true],
+                                                 .integer(10): 2.5]))
+        let out = try eval(rt, "local t = ...; return t, #t, t.nested.a, t[10]", [t])
+        #expect(out[0] == t)
+        #expect(out[1] == 3)
+        #expect(out[2] == true)
+        #expect(out[3] == 2.5)
+    }
+
+    @Test func functionsComeBackAsCallableReferences() throws {
+        let rt = try LuaRuntime()
+        let out = try eval(rt, "return function(a, b) return a * b end")
+        guard case .function(let f) = out[0] else { Issue.record("not a function"); return }
+        #expect(try rt.call(f, [6, 7]) == [42])
+        // and can be passed back into Lua
+        #expect(try eval(rt, "local g = ...; return g(2, 3)", [.function(f)]) == [6])
+    }
+
+    @Test func pluginFieldsAreReadRaw() throws {
+        let rt = try LuaRuntime()
+        let plugin = try rt.loadPlugin(source: """
+            local p = setmetatable({ id = "no_double_booking" }, { __index = function() error("boom") end })
+            function p.check(x) return x + 1 end
+            return p
+            """, chunkName: "rules/no_double_booking.lua")
+        #expect(try rt.field(plugin, "id") == "no_double_booking")
+        #expect(try rt.field(plugin, "missing") == .nil) // no __index call
+        guard case .function(let check) = try rt.field(plugin, "check") else { Issue.record("no check"); return }
+        #expect(try rt.call(check, [41]) == [42])
+    }
+
+    @Test func cyclicAndHugeTablesAreRefusedNotCrashing() throws {
+        let rt = try LuaRuntime()
+        expectHostError({ _ = try eval(rt, "local t = {}; t.self = t; return t") }) {
+            if case .invalidValue = $0 { return true } else { return false }
+        }
+        expectHostError({ _ = try eval(rt, "local t = {}; for i = 1, 200000 do t[i] = i end; return t") }) {
+            if case .invalidValue = $0 { return true } else { return false }
+        }
+        // metamethods that error or loop are never called by the copy
+        let out = try eval(rt, """
+            return setmetatable({1, 2}, { __index = function() while true do end end,
+                                          __pairs = function() error("x") end, __len = function() error("y") end })
+            """)
+        #expect(out[0] == [1, 2])
+    }
+
+    @Test func referencesCanBeStoredAndReleased() throws {
+        let rt = try LuaRuntime()
+        let t = try rt.makeRef(["k": 1])
+        #expect(try rt.value(of: t) == ["k": 1])
+        try rt.setField(t, "k", 2)
+        #expect(try rt.field(t, "k") == 2)
+        let before = rt.memoryInUse
+        for _ in 0..<10_000 { _ = try rt.makeRef(.string(String(repeating: "x", count: 100))) }
+        _ = try eval(rt, "return 1") // releases the dropped references
+        _ = try eval(rt, "local x = {} for i = 1, 100000 do x = {} end return 1") // lets GC run
+        #expect(rt.memoryInUse < before + 1_000_000)
+    }
+}
+
+@Suite struct HostFunctionTests {
+    @Test func argumentsAndResultsGoThroughTheTrampoline() throws {
+        let rt = try LuaRuntime()
+        try rt.registerFunction(name: "describe") { args in
+            [.integer(Int64(args.count)), .string(try args.string(0)), .integer(try args.integer(1) * 2),
+             .number(try args.number(2)), .boolean(args.boolean(3)), try args.value(4),
+             .table(LuaTable(array: ["a", "b"], hash: [.string("k"): 1]))]
+        }
+        let out = try eval(rt, """
+            local n, s, i, d, b, t, r = describe("str", 21, 0.5, false, {x = {1, 2}})
+            return n, s, i, d, b, t.x[2], r[2], r.k
+            """)
+        #expect(out == [5, "str", 42, 0.5, false, 2, "b", 1])
+    }
+
+    @Test func swiftErrorsBecomeLuaErrorsCatchableByPcall() throws {
+        let rt = try LuaRuntime()
+        try rt.registerFunction(name: "fail") { _ in throw LuaScriptError("no such shift") }
+        let out = try eval(rt, "local ok, err = pcall(function() fail() end); return ok, err")
+        #expect(out[0] == false)
+        #expect(out[1] == "rules/test.lua:2: no such shift")
+        // uncaught: reported with chunk and line
+        expectHostError({ _ = try eval(rt, "local x = 1\nfail()") }) {
+            if case let .runtime(chunk, line, message, _) = $0 {
+                return chunk == "rules/test.lua" && line == 3 && message == "no such shift"
+            }
+            return false
+        }
+    }
+
+    @Test func argumentTypeErrorsNameTheFunction() throws {
+        let rt = try LuaRuntime()
+        try rt.registerFunction(name: "twice") { args in [.integer(try args.integer(0) * 2)] }
+        let out = try eval(rt, "return pcall(function() return twice('x') end)")
+        #expect(out[1] == "rules/test.lua:2: bad argument #1 to 'twice' (number expected, got string)")
+    }
+
+    @Test func functionsCanLiveInHostTables() throws {
+        let rt = try LuaRuntime()
+        let cal = try rt.newTable()
+        try rt.registerFunction(name: "weekday", in: cal) { args in [.integer(try args.integer(0) % 7)] }
+        try rt.freeze(cal, name: "calendar")
+        try rt.setGlobal("calendar", .reference(cal))
+        #expect(try eval(rt, "return calendar.weekday(9)") == [2])
+        expectHostError({ _ = try eval(rt, "calendar.weekday = nil") }) {
+            if case let .runtime(_, _, m, _) = $0 { return m == "attempt to modify read-only table 'calendar'" }
+            return false
+        }
+    }
+
+    @Test func hostObjectsServeIndexFromSwift() throws {
+        let rt = try LuaRuntime()
+        let names: [Int64: String] = [1: "Ann", 2: "Bob"]
+        var methodRef: LuaRef?
+        let cls = try rt.registerClass(name: "Employee") { obj, key in
+            switch key {
+            case "name": return .string(names[obj.id] ?? "?")
+            case "id": return .integer(obj.id)
+            case "greet": return .function(methodRef!)
+            default: return .nil
+            }
+        }
+        methodRef = try rt.makeFunction(name: "greet") { args in
+            let me = try args.object(0, of: cls)
+            return [.string("hi \(names[me.id]!), \(try args.string(1))")]
+        }
+        let out = try eval(rt, """
+            local a, b = ...
+            local ok, err = pcall(function() a.name = "x" end)
+            return a.name, b.id, a:greet("welcome"), a == b, tostring(b), ok, err, a.nothing
+            """, [.object(LuaObject(classID: cls, id: 1)), .object(LuaObject(classID: cls, id: 2))])
+        #expect(out[0] == "Ann")
+        #expect(out[1] == 2)
+        #expect(out[2] == "hi Ann, welcome")
+        #expect(out[3] == false)
+        #expect(out[4] == "Employee: 2")
+        #expect(out[5] == false)
+        #expect(out[6] == "rules/test.lua:3: attempt to modify read-only object 'Employee'")
+        #expect(out[7] == .nil)
+        // objects come back to Swift as objects
+        #expect(try eval(rt, "return ...", [.object(LuaObject(classID: cls, id: 7))]) ==
+                [.object(LuaObject(classID: cls, id: 7))])
+    }
+
+    @Test func reentrantEvaluationIsRefused() throws {
+        let rt = try LuaRuntime()
+        let f = try rt.loadPlugin(source: "return function() return 1 end", chunkName: "x.lua")
+        try rt.registerFunction(name: "reenter") { _ in
+            _ = try rt.call(f)
+            return []
+        }
+        let out = try eval(rt, "return pcall(reenter)")
+        #expect(out[0] == false)
+        #expect(out[1].stringValue?.contains("re-entrant") == true)
+    }
+
+    @Test func hostCallRoundTripIsFast() throws {
+        let rt = try LuaRuntime()
+        try rt.registerFunction(name: "inc") { args in [.integer(try args.integer(0) + 1)] }
+        let n = 200_000
+        let start = ContinuousClock.now
+        let out = try eval(rt, "local x = 0 for i = 1, \(n) do x = inc(x) end return x")
+        let elapsed = ContinuousClock.now - start
+        #expect(out == [.integer(Int64(n))])
+        let perCall = elapsed / n
+        print("Lua→host→Lua call: \(perCall)")
+        #expect(perCall < .microseconds(5)) // generous for debug builds; ~0.2 µs in release
+    }
+
+    @Test func printGoesToTheHandlerTaggedWithTheChunk() throws {
+        let lines = Mutex<[String]>([])
+        let rt = try LuaRuntime(configuration: .init(print: { chunk, msg in
+            lines.withLock { $0.append("\(chunk)|\(msg)") }
+        }))
+        _ = try eval(rt, "print('hello', 1, nil, true)", chunk: "rules/p.lua")
+        #expect(lines.withLock { $0 } == ["rules/p.lua|hello\t1\tnil\ttrue"])
+    }
+}
+
+import Synchronization
+
+@Suite struct ErrorReportingTests {
+    @Test func syntaxErrorsNameFileAndLine() throws {
+        let rt = try LuaRuntime()
+        expectHostError({ _ = try rt.loadPlugin(source: "local x = 1\nlocal y = = 2\n", chunkName: "rules/bad.lua") }) {
+            if case let .syntax(chunk, line, message) = $0 {
+                return chunk == "rules/bad.lua" && line == 2 && message.contains("unexpected symbol")
+            }
+            return false
+        }
+        let e = LuaHostError.syntax(chunk: "rules/bad.lua", line: 2, message: "unexpected symbol near '='")
+        #expect(e.description == "rules/bad.lua:2: syntax error: unexpected symbol near '='")
+    }
+
+    @Test func runtimeErrorsNameFileAndLineWithTraceback() throws {
+        let rt = try LuaRuntime()
+        expectHostError({
+            _ = try rt.loadPlugin(source: "local t = nil\n\nreturn t.x", chunkName: "rules/no_double_booking.lua")
+        }) {
+            if case let .runtime(chunk, line, message, traceback) = $0 {
+                return chunk == "rules/no_double_booking.lua" && line == 3
+                    && message.contains("attempt to index a nil value") && traceback.contains("stack traceback")
+                    && $0.description.hasPrefix("rules/no_double_booking.lua:3: attempt to index")
+            }
+            return false
+        }
+    }
+
+    @Test func errorObjectsThatAreTablesAreNotStringified() throws {
+        let rt = try LuaRuntime()
+        let start = ContinuousClock.now
+        expectHostError({
+            _ = try eval(rt, "error(setmetatable({}, { __tostring = function() while true do end end }))")
+        }) {
+            if case let .runtime(chunk, _, message, _) = $0 {
+                return chunk == "rules/test.lua" && message == "error object is a table value"
+            }
+            return false
+        }
+        #expect(ContinuousClock.now - start < .seconds(1))
+        expectHostError({ _ = try eval(rt, "error({ code = 1 })") }) {
+            if case let .runtime(_, _, message, _) = $0 { return message == "error object is a table value" }
+            return false
+        }
+    }
+
+    @Test func callingANonFunctionIsARuntimeError() throws {
+        let rt = try LuaRuntime()
+        let t = try rt.makeRef(["a": 1])
+        expectHostError({ _ = try rt.call(t) }) {
+            if case let .runtime(_, _, m, _) = $0 { return m.contains("attempt to call") }
+            return false
+        }
+    }
+}
