@@ -8,10 +8,14 @@ let package = Package(
         .library(name: "ShiftCore", targets: ["ShiftCore"]),
         .library(name: "ShiftStorage", targets: ["ShiftStorage"]),
         .library(name: "LuaHost", targets: ["LuaHost"]),
+        .library(name: "ShiftRules", targets: ["ShiftRules"]),
+        .library(name: "ShiftApp", targets: ["ShiftApp"]),
+        .executable(name: "shiftctl", targets: ["shiftctl"]),
         .executable(name: "shiftbench", targets: ["shiftbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // MARK: Lua
@@ -40,11 +44,29 @@ let package = Package(
             name: "ShiftStorage",
             dependencies: ["ShiftCore"]
         ),
+        // The plugin host: the schedule's Lua API, rules, rotations and scripts.
+        .target(
+            name: "ShiftRules",
+            dependencies: ["ShiftCore", "LuaHost"]
+        ),
+        // What the command line does, as a library: opening stores, resolving names, rendering
+        // rosters and reports. `shiftctl` only parses arguments and calls it.
+        .target(
+            name: "ShiftApp",
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftRules"]
+        ),
 
         // MARK: Executables
         .executableTarget(
+            name: "shiftctl",
+            dependencies: [
+                "ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
             name: "shiftbench",
-            dependencies: ["ShiftCore", "ShiftStorage"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftRules"]
         ),
         // A tiny writer process used by the crash-safety and multi-process tests.
         .executableTarget(
@@ -53,8 +75,10 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "LuaHostTests", dependencies: ["LuaHost"]),
+        .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "CLua"]),
         .testTarget(name: "ShiftCoreTests", dependencies: ["ShiftCore"]),
+        .testTarget(name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost"]),
+        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules", "shiftctl"]),
         .testTarget(
             name: "ShiftStorageTests",
             dependencies: ["ShiftCore", "ShiftStorage", "StoreWriter"]

@@ -164,9 +164,7 @@ public actor ScheduleStore {
     }
 
     private func propose(_ mutation: Mutation) throws(ScheduleError) -> (Schedule, [Change]) {
-        var context = MutationContext(schedule: schedule)
-        try context.apply(mutation, field: mutation.fieldRoot)
-        return (context.schedule, context.netChanges)
+        try schedule.applying(mutation)
     }
 
     private func evaluate(_ proposal: Proposal) throws -> [Violation] {
@@ -216,5 +214,16 @@ extension Schedule {
             shiftID: shift.id, shiftTypeID: type.id, symbol: type.symbol, title: type.title, duration: type.duration,
             date: shift.date, locationID: location?.id, locationName: location?.name, personID: shift.personID,
             personName: shift.personID.flatMap { person($0)?.displayName }, notes: shift.notes)
+    }
+}
+
+extension Schedule {
+    /// The schedule a mutation would produce and each entity's net change, checked against the
+    /// core invariants but not the rules and without a change log entry. For previews, dry runs
+    /// and rule examples; the store's `apply` is the only way to commit.
+    public func applying(_ mutation: Mutation) throws(ScheduleError) -> (schedule: Schedule, changes: [Change]) {
+        var context = MutationContext(schedule: self)
+        try context.apply(mutation, field: mutation.fieldRoot)
+        return (context.schedule, context.netChanges)
     }
 }

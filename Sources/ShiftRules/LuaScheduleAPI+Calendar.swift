@@ -1,0 +1,87 @@
+import Foundation
+import LuaHost
+import ShiftCore
+
+extension LuaScheduleAPI {
+    /// The `cal` table of calendar helpers. Dates are `YYYY-MM-DD` strings; instants are seconds
+    /// since 1970 (UTC), computed in the store's time zone.
+    func registerCalendar() throws {
+        var functions: [LuaValue: LuaValue] = [:]
+        func add(_ name: String, _ body: @escaping (LuaArguments) throws -> [LuaValue]) throws {
+            functions[.string(name)] = .function(try runtime.makeFunction(name: "cal.\(name)", body))
+        }
+        func dateArgument(_ args: LuaArguments, _ index: Int, _ function: String) throws -> LocalDate {
+            try date(try args.value(index), "cal.\(function)")
+        }
+
+        try add("today") { [unowned self] _ in
+            let instant = Int64(now().timeIntervalSince1970.rounded(.down))
+            return [.string(currentZone.localDateTime(atUTC: instant).date.description)]
+        }
+        try add("add_days") { args in
+            [.string(try dateArgument(args, 0, "add_days").adding(days: Int(try args.integer(1))).description)]
+        }
+        try add("days_between") { args in
+            [.integer(Int64(try dateArgument(args, 0, "days_between").days(to: try dateArgument(args, 1, "days_between"))))]
+        }
+        try add("weekday") { args in [.integer(Int64(try dateArgument(args, 0, "weekday").weekday.rawValue))] }
+        try add("weekday_name") { args in [.string(try dateArgument(args, 0, "weekday_name").weekday.name)] }
+        try add("is_weekend") { args in
+            let day = try dateArgument(args, 0, "is_weekend").weekday
+            return [.boolean(day == .saturday || day == .sunday)]
+        }
+        try add("iso_week") { args in
+            let (year, week) = try dateArgument(args, 0, "iso_week").isoWeek
+            return [.integer(Int64(year)), .integer(Int64(week))]
+        }
+        try add("week_start") { [unowned self] args in
+            let day = try dateArgument(args, 0, "week_start")
+            var start = (try? schedule(.after).settings.weekStart) ?? .monday
+            if !args.isNil(1) {
+                guard let number = try args.value(1).integerValue, let weekday = Weekday(rawValue: Int(number)) else {
+                    throw LuaScriptError("cal.week_start: the week start is a weekday number, 1 (Monday) to 7 (Sunday)")
+                }
+                start = weekday
+            }
+            return [.string(day.startOfWeek(weekStart: start).description)]
+        }
+        try add("month") { args in [.string(String(try dateArgument(args, 0, "month").description.prefix(7)))] }
+        try add("date") { args in
+            guard let date = LocalDate(year: Int(try args.integer(0)), month: Int(try args.integer(1)), day: Int(try args.integer(2))) else {
+                throw LuaScriptError("cal.date: \(try args.integer(0))-\(try args.integer(1))-\(try args.integer(2)) is not a date")
+            }
+            return [.string(date.description)]
+        }
+        try add("is_date") { args in
+            guard case let .string(text) = try args.value(0) else { return [.boolean(false)] }
+            return [.boolean(LocalDate(text) != nil)]
+        }
+        try add("instant") { [unowned self] args in
+            let day = try dateArgument(args, 0, "instant")
+            let minutes: Int
+            switch try args.value(1) {
+            case .nil: minutes = 0
+            case let .string(text):
+                guard let time = HourMinuteTime(text) else { throw LuaScriptError("cal.instant: '\(text)' is not a time (HH:MM)") }
+                minutes = time.minutesSinceMidnight
+            case let value:
+                guard let number = value.integerValue else { throw LuaScriptError("cal.instant: the time is \"HH:MM\" or minutes after midnight") }
+                minutes = Int(number)
+            }
+            return [.integer(currentZone.instant(of: day, minutes: minutes))]
+        }
+        try add("date_of") { [unowned self] args in
+            [.string(currentZone.localDateTime(atUTC: try args.integer(0)).date.description)]
+        }
+        try add("time_of") { [unowned self] args in
+            let minute = currentZone.localDateTime(atUTC: try args.integer(0)).minute
+            return [.string(HourMinuteTime(hour: minute / 60, minute: minute % 60)!.description)]
+        }
+        try add("minutes_between") { args in [.integer((try args.integer(1) - args.integer(0)) / 60)] }
+        try add("hours_between") { args in [.number(Double(try args.integer(1) - args.integer(0)) / 3600)] }
+
+        let table = try runtime.makeRef(.table(LuaTable(hash: functions)))
+        try runtime.freeze(table, name: "cal")
+        try runtime.setGlobal("cal", .reference(table))
+    }
+}

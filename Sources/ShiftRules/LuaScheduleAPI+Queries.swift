@@ -1,0 +1,215 @@
+import Foundation
+import LuaHost
+import ShiftCore
+
+extension LuaScheduleAPI {
+    /// The schedule's methods (`schedule:shifts{…}`); each receives the schedule object first.
+    func registerMethods() throws {
+        func method(_ name: String, _ body: @escaping (Schedule, Side, LuaArguments) throws -> LuaValue) throws {
+            let function = try runtime.makeFunction(name: "schedule:\(name)") { [unowned self] args in
+                guard case let .object(object) = try args.value(0), object.classID == scheduleClass else {
+                    throw LuaScriptError("call it as schedule:\(name)(…) (with a colon)")
+                }
+                let side = try side(ofSchedule: object)
+                return [try body(try schedule(side), side, args)]
+            }
+            setMethod(name, .function(function))
+        }
+
+        try method("shifts") { [unowned self] schedule, side, args in
+            let (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            var list: [LuaValue] = []
+            schedule.forEachShift(query) { shift in
+                if shift.id != exclude { list.append(view(shift, side)) }
+                return true
+            }
+            return .table(LuaTable(array: list))
+        }
+        try method("count") { [unowned self] schedule, _, args in
+            var (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            let limit = query.limit
+            query.limit = nil
+            var total = 0
+            schedule.forEachShift(query) { shift in
+                if shift.id != exclude { total += 1 }
+                return limit.map { total < $0 } ?? true
+            }
+            return .integer(Int64(total))
+        }
+        try method("minutes") { [unowned self] schedule, _, args in
+            var (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            query.limit = nil
+            var total: Int64 = 0
+            schedule.forEachShift(query) { shift in
+                if shift.id != exclude, let span = schedule.interval(of: shift) { total += (span.end - span.start) / 60 }
+                return true
+            }
+            return .integer(total)
+        }
+        try method("shift") { [unowned self] schedule, side, args in
+            let id = try shiftID(try args.value(1), "schedule:shift")
+            return schedule.shift(id).map { view($0, side) } ?? .nil
+        }
+        try method("person") { [unowned self] schedule, side, args in
+            guard let id = try? personID(try args.value(1), "schedule:person"), schedule.person(id) != nil else { return .nil }
+            return view(person: id, side)
+        }
+        try method("people") { [unowned self] schedule, side, _ in
+            .table(LuaTable(array: schedule.people.map { view(person: $0.id, side) }))
+        }
+        try method("shift_type") { [unowned self] schedule, side, args in
+            guard let id = try? shiftTypeID(try args.value(1), "schedule:shift_type"), schedule.shiftType(id) != nil else { return .nil }
+            return view(type: id, side)
+        }
+        try method("shift_types") { [unowned self] schedule, side, args in
+            let filter = try args.value(1)
+            var types = schedule.shiftTypes
+            if case let .table(table) = filter, !table["location"].isNil {
+                let location = try locationID(table["location"], "shift_types: location")
+                types = types.filter { $0.locationID == location }
+            }
+            return .table(LuaTable(array: types.map { view(type: $0.id, side) }))
+        }
+        try method("location") { [unowned self] schedule, side, args in
+            guard let id = try? locationID(try args.value(1), "schedule:location"), schedule.location(id) != nil else { return .nil }
+            return view(location: id, side)
+        }
+        try method("locations") { [unowned self] schedule, side, _ in
+            .table(LuaTable(array: schedule.locations.map { view(location: $0.id, side) }))
+        }
+        try method("demand") { [unowned self] schedule, side, args in
+            try demand(schedule, side, try args.value(1))
+        }
+        try method("availability") { [unowned self] schedule, side, args in
+            try availability(schedule, side, try args.value(1))
+        }
+        try method("date_range") { schedule, _, _ in
+            guard let range = schedule.shiftDateRange else { return .nil }
+            return .table(LuaTable(hash: [.string("first"): .string(range.lowerBound.description),
+                                          .string("last"): .string(range.upperBound.description)]))
+        }
+    }
+
+    /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`) as a `ShiftQuery`,
+    /// plus the shift to leave out (`exclude`).
+    private func shiftQuery(_ value: LuaValue, _ schedule: Schedule) throws -> (ShiftQuery, ShiftID?) {
+        var query = ShiftQuery()
+        var exclude: ShiftID?
+        switch value {
+        case .nil: return (query, nil)
+        case let .table(table):
+            for (key, field) in table.hash {
+                guard case let .string(name) = key else { throw LuaScriptError("shifts: query keys are names") }
+                switch name {
+                case "person": query.personID = try personID(field, "shifts: person")
+                case "from": query.from = try date(field, "shifts: from")
+                case "to": query.to = try date(field, "shifts: to")
+                case "date":
+                    let day = try date(field, "shifts: date")
+                    query.from = day
+                    query.to = day
+                case "type":
+                    if case let .table(list) = field {
+                        query.shiftTypeIDs = Set(try list.array.map { try shiftTypeID($0, "shifts: type") })
+                    } else {
+                        query.shiftTypeIDs = [try shiftTypeID(field, "shifts: type")]
+                    }
+                case "location": query.locationID = try locationID(field, "shifts: location")
+                case "unassigned": query.unassignedOnly = field.isTruthy
+                case "limit":
+                    guard let limit = field.integerValue, limit >= 0 else { throw LuaScriptError("shifts: limit must be a whole number") }
+                    query.limit = Int(limit)
+                case "order":
+                    switch field.stringValue {
+                    case "oldest": query.order = .oldestFirst
+                    case "newest": query.order = .newestFirst
+                    default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
+                    }
+                case "exclude": exclude = try shiftID(field, "shifts: exclude")
+                case "overlapping": query.overlapping = try interval(field, schedule)
+                default:
+                    throw LuaScriptError("shifts: unknown filter '\(name)' (person, from, to, date, type, location, unassigned, overlapping, exclude, order, limit)")
+                }
+            }
+            return (query, exclude)
+        default:
+            throw LuaScriptError("shifts: expected a table of filters, e.g. schedule:shifts{ person = p, from = d }")
+        }
+    }
+
+    /// `overlapping = shift` or `overlapping = { starts_at = t1, ends_at = t2 }`.
+    private func interval(_ value: LuaValue, _ schedule: Schedule) throws -> InstantInterval {
+        switch value {
+        case let .object(object):
+            guard case let .shift(shift, side) = try target(object),
+                  let span = (side == .after ? schedule : try self.schedule(side)).interval(of: shift) else {
+                throw LuaScriptError("shifts: overlapping expects a shift or { starts_at = …, ends_at = … }")
+            }
+            return span
+        case let .table(table):
+            guard let start = table["starts_at"].integerValue, let end = table["ends_at"].integerValue else {
+                throw LuaScriptError("shifts: overlapping needs starts_at and ends_at (seconds since 1970)")
+            }
+            return InstantInterval(start: start, end: end)
+        default:
+            throw LuaScriptError("shifts: overlapping expects a shift or { starts_at = …, ends_at = … }")
+        }
+    }
+
+    /// `schedule:demand{ date = d, type = t }`: demand entries as plain tables.
+    private func demand(_ schedule: Schedule, _ side: Side, _ filter: LuaValue) throws -> LuaValue {
+        var items: [Demand]
+        var table = LuaTable()
+        if case let .table(given) = filter { table = given } else if !filter.isNil {
+            throw LuaScriptError("demand: expected a table of filters, e.g. schedule:demand{ date = d }")
+        }
+        if !table["date"].isNil {
+            items = schedule.demand(on: try date(table["date"], "demand: date"))
+        } else {
+            items = schedule.demand
+        }
+        if !table["type"].isNil {
+            let type = try shiftTypeID(table["type"], "demand: type")
+            items = items.filter { $0.shiftTypeID == type }
+        }
+        return .table(LuaTable(array: items.map { item in
+            var row: [LuaValue: LuaValue] = [
+                .string("id"): .string(item.id.description), .string("type"): view(type: item.shiftTypeID, side),
+                .string("minimum"): .integer(Int64(item.minimum)), .string("optimal"): .integer(Int64(item.optimal)),
+            ]
+            switch item.day {
+            case let .date(date): row[.string("date")] = .string(date.description)
+            case let .weekday(day): row[.string("weekday")] = .integer(Int64(day.rawValue))
+            }
+            if let skill = item.skill { row[.string("skill")] = .string(skill) }
+            return .table(LuaTable(hash: row))
+        }))
+    }
+
+    /// `schedule:availability{ person = p, date = d }`: entries as plain tables.
+    private func availability(_ schedule: Schedule, _ side: Side, _ filter: LuaValue) throws -> LuaValue {
+        var table = LuaTable()
+        if case let .table(given) = filter { table = given } else if !filter.isNil {
+            throw LuaScriptError("availability: expected a table of filters, e.g. schedule:availability{ person = p, date = d }")
+        }
+        let person = table["person"].isNil ? nil : try personID(table["person"], "availability: person")
+        var items: [Availability]
+        if !table["date"].isNil {
+            items = schedule.availability(on: try date(table["date"], "availability: date"), personID: person)
+        } else if let person {
+            items = schedule.availability(of: person)
+        } else {
+            items = schedule.availability
+        }
+        return .table(LuaTable(array: items.map { item in
+            var row: [LuaValue: LuaValue] = [
+                .string("id"): .string(item.id.description), .string("person"): view(person: item.personID, side),
+                .string("from"): .string(item.from.description), .string("to"): .string(item.to.description),
+                .string("kind"): .string(item.kind.rawValue),
+            ]
+            if let type = item.shiftTypeID { row[.string("type")] = view(type: type, side) }
+            if let weight = item.weight { row[.string("weight")] = .number(weight) }
+            return .table(LuaTable(hash: row))
+        }))
+    }
+}

@@ -1,0 +1,386 @@
+import Foundation
+import LuaHost
+import ShiftCore
+
+/// The schedule as Lua sees it: read-only views of entities (userdata whose fields are served
+/// from the Swift schedule on access, so nothing is copied up front), indexed queries, the
+/// calendar helpers and `report`.
+///
+/// Views live for one evaluation. Each evaluation bumps a generation; a view kept past its
+/// evaluation (in a global, say) fails with "stale view" instead of showing other data.
+final class LuaScheduleAPI {
+    enum Side: Int64 { case after = 0, before = 1 }
+
+    enum Target {
+        case shift(ScheduledShift, Side)
+        case person(PersonID, Side)
+        case shiftType(ShiftTypeID, Side)
+        case location(LocationID, Side)
+    }
+
+    /// A `report{…}` call as the engine receives it.
+    struct Report {
+        var message: String
+        var severity: Violation.Severity?
+        var penalty: Double?
+        var shiftID: ShiftID?
+        var personID: PersonID?
+        var date: LocalDate?
+        var related: [ShiftID]
+    }
+
+    let runtime: LuaRuntime
+    private let clock: @Sendable () -> Date
+    /// Replaces the clock for one evaluation (rule examples set `today`).
+    var clockOverride: Date?
+
+    func now() -> Date { clockOverride ?? clock() }
+
+    private(set) var scheduleClass: LuaClassID!
+    private(set) var shiftClass: LuaClassID!
+    private(set) var personClass: LuaClassID!
+    private(set) var typeClass: LuaClassID!
+    private(set) var locationClass: LuaClassID!
+    private var methods: [String: LuaValue] = [:]
+
+    func setMethod(_ name: String, _ function: LuaValue) { methods[name] = function }
+    private(set) var reportFunction: LuaValue = .nil
+
+    // Per-evaluation state.
+    private var generation: Int64 = 0
+    private var after: Schedule?
+    private var before: Schedule?
+    private var targets: [Target] = []
+    private var shiftViews: [Side: [ShiftID: Int]] = [:]
+    private var entityViews: [EntityKey: Int] = [:]
+
+    private enum EntityKey: Hashable {
+        case person(PersonID, Side), shiftType(ShiftTypeID, Side), location(LocationID, Side)
+    }
+    /// Receives `report{…}`; nil outside a rule's check (reporting then is an error).
+    var reportSink: ((Report) throws -> Void)?
+
+    init(runtime: LuaRuntime, now: @escaping @Sendable () -> Date) throws {
+        self.runtime = runtime
+        self.clock = now
+        try registerClasses()
+        try registerMethods()
+        try registerCalendar()
+        reportFunction = .function(try runtime.makeFunction(name: "report") { [unowned self] args in
+            try self.report(args)
+            return []
+        })
+    }
+
+    // MARK: Evaluation lifecycle
+
+    /// Starts an evaluation over a proposed schedule (and the one before it).
+    func begin(after: Schedule, before: Schedule?) {
+        generation += 1
+        self.after = after
+        self.before = before
+        targets.removeAll(keepingCapacity: true)
+        shiftViews.removeAll(keepingCapacity: true)
+        entityViews.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the evaluation: views made during it go stale, schedules are released.
+    func end() {
+        generation += 1
+        after = nil
+        before = nil
+        targets.removeAll(keepingCapacity: true)
+        shiftViews.removeAll(keepingCapacity: true)
+        entityViews.removeAll(keepingCapacity: true)
+        reportSink = nil
+    }
+
+    var currentZone: ZoneRules { after?.zone ?? .utc }
+
+    func scheduleObject(_ side: Side = .after) -> LuaValue {
+        .object(LuaObject(classID: scheduleClass, id: generation << 32 | side.rawValue))
+    }
+
+    func schedule(_ side: Side) throws -> Schedule {
+        guard let schedule = side == .after ? after : before else { throw LuaScriptError("the schedule is not available here") }
+        return schedule
+    }
+
+    // MARK: Views
+
+    func view(_ shift: ScheduledShift, _ side: Side = .after) -> LuaValue {
+        if let index = shiftViews[side]?[shift.id] { return object(shiftClass, index) }
+        let index = targets.count
+        targets.append(.shift(shift, side))
+        shiftViews[side, default: [:]][shift.id] = index
+        return object(shiftClass, index)
+    }
+
+    func view(person id: PersonID, _ side: Side = .after) -> LuaValue {
+        entityView(.person(id, side), classID: personClass) { .person(id, side) }
+    }
+
+    func view(type id: ShiftTypeID, _ side: Side = .after) -> LuaValue {
+        entityView(.shiftType(id, side), classID: typeClass) { .shiftType(id, side) }
+    }
+
+    func view(location id: LocationID, _ side: Side = .after) -> LuaValue {
+        entityView(.location(id, side), classID: locationClass) { .location(id, side) }
+    }
+
+    private func entityView(_ key: EntityKey, classID: LuaClassID, _ make: () -> Target) -> LuaValue {
+        if let index = entityViews[key] { return object(classID, index) }
+        let index = targets.count
+        targets.append(make())
+        entityViews[key] = index
+        return object(classID, index)
+    }
+
+    private func object(_ classID: LuaClassID, _ index: Int) -> LuaValue {
+        .object(LuaObject(classID: classID, id: generation << 32 | Int64(index)))
+    }
+
+    /// The entity behind a view, or an error for a stale or foreign object.
+    func target(_ object: LuaObject) throws -> Target {
+        guard object.id >> 32 == generation, object.classID != scheduleClass else {
+            throw LuaScriptError("stale view: schedule views are only valid during the check that received them")
+        }
+        let index = Int(object.id & 0xFFFF_FFFF)
+        guard index < targets.count else { throw LuaScriptError("stale view") }
+        return targets[index]
+    }
+
+    func side(ofSchedule object: LuaObject) throws -> Side {
+        guard object.classID == scheduleClass, object.id >> 32 == generation,
+              let side = Side(rawValue: object.id & 0xFFFF_FFFF) else {
+            throw LuaScriptError("stale schedule: it is only valid during the check that received it")
+        }
+        return side
+    }
+
+    // MARK: Classes
+
+    private func registerClasses() throws {
+        shiftClass = try runtime.registerClass(name: "Shift") { [unowned self] object, key in
+            guard case let .shift(shift, side) = try target(object) else { throw LuaScriptError("not a shift") }
+            return try shiftField(shift, side, key)
+        }
+        personClass = try runtime.registerClass(name: "Person") { [unowned self] object, key in
+            guard case let .person(id, side) = try target(object), let person = try schedule(side).person(id) else {
+                throw LuaScriptError("person no longer exists")
+            }
+            switch try fieldName(key, "person") {
+            case "id": return .string(id.description)
+            case "name": return .string(person.displayName)
+            case "attributes": return Self.attributes(person.attributes)
+            case let name: throw LuaScriptError("a person has no field '\(name)' (id, name, attributes)")
+            }
+        }
+        typeClass = try runtime.registerClass(name: "ShiftType") { [unowned self] object, key in
+            guard case let .shiftType(id, side) = try target(object), let type = try schedule(side).shiftType(id) else {
+                throw LuaScriptError("shift type no longer exists")
+            }
+            let (start, end) = type.duration.minuteRange
+            switch try fieldName(key, "shift type") {
+            case "id": return .string(id.description)
+            case "symbol": return .string(type.symbol)
+            case "title": return .string(type.title)
+            case "description": return .string(type.description)
+            case "duration": return .string(type.duration.description)
+            case "all_day": return .boolean(type.duration == .allDay)
+            case "start_minute": return .integer(Int64(start))
+            case "end_minute": return .integer(Int64(end))
+            case "minutes": return .integer(Int64(end - start))
+            case "location": return type.locationID.map { view(location: $0, side) } ?? .nil
+            case "attributes": return Self.attributes(type.attributes)
+            case let name:
+                throw LuaScriptError("a shift type has no field '\(name)' (id, symbol, title, description, duration, all_day, start_minute, end_minute, minutes, location, attributes)")
+            }
+        }
+        locationClass = try runtime.registerClass(name: "Location") { [unowned self] object, key in
+            guard case let .location(id, side) = try target(object), let location = try schedule(side).location(id) else {
+                throw LuaScriptError("location no longer exists")
+            }
+            switch try fieldName(key, "location") {
+            case "id": return .string(id.description)
+            case "name": return .string(location.name)
+            case "address": return .string(location.address)
+            case "attributes": return Self.attributes(location.attributes)
+            case let name: throw LuaScriptError("a location has no field '\(name)' (id, name, address, attributes)")
+            }
+        }
+        scheduleClass = try runtime.registerClass(name: "Schedule") { [unowned self] object, key in
+            let side = try side(ofSchedule: object)
+            let name = try fieldName(key, "schedule")
+            if let method = methods[name] { return method }
+            let schedule = try schedule(side)
+            switch name {
+            case "time_zone": return .string(schedule.settings.timeZoneIdentifier)
+            case "week_start": return .integer(Int64(schedule.settings.weekStart.rawValue))
+            case "is_before": return .boolean(side == .before)
+            default:
+                throw LuaScriptError("the schedule has no field '\(name)' (methods: \(methods.keys.sorted().joined(separator: ", ")); fields: time_zone, week_start)")
+            }
+        }
+    }
+
+    private func fieldName(_ key: LuaValue, _ what: String) throws -> String {
+        guard case let .string(name) = key else { throw LuaScriptError("\(what) fields are named by strings") }
+        return name
+    }
+
+    private func shiftField(_ shift: ScheduledShift, _ side: Side, _ key: LuaValue) throws -> LuaValue {
+        let schedule = try schedule(side)
+        switch try fieldName(key, "shift") {
+        case "id": return .string(shift.id.description)
+        case "date": return .string(shift.date.description)
+        case "type": return view(type: shift.shiftTypeID, side)
+        case "person": return shift.personID.map { view(person: $0, side) } ?? .nil
+        case "person_id": return shift.personID.map { .string($0.description) } ?? .nil
+        case "notes": return shift.notes.map { .string($0) } ?? .nil
+        case "attributes": return Self.attributes(shift.attributes)
+        case "event_id": return .string(shift.eventIdentifier)
+        case "starts_at": return .integer(try interval(shift, schedule).start)
+        case "ends_at": return .integer(try interval(shift, schedule).end)
+        case "minutes":
+            let span = try interval(shift, schedule)
+            return .integer((span.end - span.start) / 60)
+        case "hours":
+            let span = try interval(shift, schedule)
+            return .number(Double(span.end - span.start) / 3600)
+        case let name:
+            throw LuaScriptError("a shift has no field '\(name)' (id, date, type, person, person_id, notes, attributes, event_id, starts_at, ends_at, minutes, hours)")
+        }
+    }
+
+    private func interval(_ shift: ScheduledShift, _ schedule: Schedule) throws -> InstantInterval {
+        guard let span = schedule.interval(of: shift) else { throw LuaScriptError("the shift's type no longer exists") }
+        return span
+    }
+
+    static func attributes(_ attributes: Attributes) -> LuaValue {
+        var table = LuaTable()
+        for (key, value) in attributes { table.hash[.string(key)] = luaValue(value) }
+        return .table(table)
+    }
+
+    static func luaValue(_ value: AttributeValue) -> LuaValue {
+        switch value {
+        case let .string(text): .string(text)
+        case let .number(number): number.rounded() == number && abs(number) < 9e15 ? .integer(Int64(number)) : .number(number)
+        case let .bool(flag): .boolean(flag)
+        case let .list(items): .table(LuaTable(array: items.map(luaValue)))
+        }
+    }
+
+    // MARK: Report
+
+    private func report(_ args: LuaArguments) throws {
+        guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
+        let spec = try args.value(0)
+        if case let .string(message) = spec {
+            try sink(Report(message: message, related: []))
+            return
+        }
+        guard case let .table(table) = spec else { throw LuaScriptError("report expects a table: report{ message = \"…\", shift = s }") }
+        guard let message = table["message"].stringValue else { throw LuaScriptError("report: 'message' is required (a string)") }
+        var result = Report(message: message, related: [])
+        switch table["severity"] {
+        case .nil: break
+        case let .string(text):
+            guard let level = Violation.Severity(rawValue: text) else {
+                throw LuaScriptError("report: severity must be \"error\", \"warning\" or \"penalty\", not \"\(text)\"")
+            }
+            result.severity = level
+        default: throw LuaScriptError("report: severity must be a string")
+        }
+        switch table["penalty"] {
+        case .nil: break
+        case let value:
+            guard let amount = value.numberValue, amount.isFinite else { throw LuaScriptError("report: penalty must be a number") }
+            result.penalty = amount
+        }
+        if case let .object(object) = table["shift"], case let .shift(shift, _) = try target(object) {
+            result.shiftID = shift.id
+            result.personID = shift.personID
+            result.date = shift.date
+        } else if !table["shift"].isNil {
+            throw LuaScriptError("report: 'shift' must be a shift view")
+        }
+        if !table["person"].isNil { result.personID = try personID(table["person"], "report: person") }
+        if !table["date"].isNil { result.date = try date(table["date"], "report: date") }
+        switch table["related"] {
+        case .nil: break
+        case let .object(object):
+            if case let .shift(shift, _) = try target(object) { result.related = [shift.id] }
+        case let .table(list):
+            for item in list.array {
+                guard case let .object(object) = item, case let .shift(shift, _) = try target(object) else {
+                    throw LuaScriptError("report: 'related' must be a shift view or a list of them")
+                }
+                result.related.append(shift.id)
+            }
+        default: throw LuaScriptError("report: 'related' must be a shift view or a list of them")
+        }
+        try sink(result)
+    }
+
+    // MARK: Argument helpers
+
+    func date(_ value: LuaValue, _ what: String) throws -> LocalDate {
+        guard case let .string(text) = value else { throw LuaScriptError("\(what): expected a date string (YYYY-MM-DD)") }
+        guard let date = LocalDate(text) else { throw LuaScriptError("\(what): '\(text)' is not a date (YYYY-MM-DD)") }
+        return date
+    }
+
+    func personID(_ value: LuaValue, _ what: String) throws -> PersonID {
+        switch value {
+        case let .object(object):
+            guard case let .person(id, _) = try target(object) else { throw LuaScriptError("\(what): expected a person") }
+            return id
+        case let .string(text):
+            if let id = PersonID(text) { return id }
+            if let person = after?.people.first(where: { $0.displayName == text }) { return person.id }
+            throw LuaScriptError("\(what): no person '\(text)'")
+        default: throw LuaScriptError("\(what): expected a person view, id or name")
+        }
+    }
+
+    func shiftTypeID(_ value: LuaValue, _ what: String) throws -> ShiftTypeID {
+        switch value {
+        case let .object(object):
+            guard case let .shiftType(id, _) = try target(object) else { throw LuaScriptError("\(what): expected a shift type") }
+            return id
+        case let .string(text):
+            if let id = ShiftTypeID(text) { return id }
+            if let type = after?.shiftType(symbol: text) { return type.id }
+            throw LuaScriptError("\(what): no shift type '\(text)'")
+        default: throw LuaScriptError("\(what): expected a shift type view, id or symbol")
+        }
+    }
+
+    func locationID(_ value: LuaValue, _ what: String) throws -> LocationID {
+        switch value {
+        case let .object(object):
+            guard case let .location(id, _) = try target(object) else { throw LuaScriptError("\(what): expected a location") }
+            return id
+        case let .string(text):
+            if let id = LocationID(text) { return id }
+            if let location = after?.locations.first(where: { $0.name == text }) { return location.id }
+            throw LuaScriptError("\(what): no location '\(text)'")
+        default: throw LuaScriptError("\(what): expected a location view, id or name")
+        }
+    }
+
+    func shiftID(_ value: LuaValue, _ what: String) throws -> ShiftID {
+        switch value {
+        case let .object(object):
+            guard case let .shift(shift, _) = try target(object) else { throw LuaScriptError("\(what): expected a shift") }
+            return shift.id
+        case let .string(text):
+            guard let id = ShiftID(text) else { throw LuaScriptError("\(what): '\(text)' is not a shift id") }
+            return id
+        default: throw LuaScriptError("\(what): expected a shift view or id")
+        }
+    }
+}

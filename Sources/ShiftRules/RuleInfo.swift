@@ -1,0 +1,72 @@
+import Foundation
+import ShiftCore
+
+/// What `shiftctl rules list` shows about a loaded rule.
+public struct RuleInfo: Codable, Hashable, Sendable {
+    public let id: String
+    public let summary: String
+    /// The severity its reports get unless they name one (after the store's override).
+    public let severity: Violation.Severity
+    /// The entity kinds whose changes run its `check`.
+    public let triggers: [EntityKind]
+    /// The rule's file (as given in the rules folder).
+    public let file: String
+    public let enabled: Bool
+    /// True when it has a whole-schedule `validate` phase.
+    public let hasValidatePhase: Bool
+    public let exampleCount: Int
+    /// Its parameters after the store's overrides.
+    public let parameters: Attributes
+}
+
+/// The outcome of one of a rule's examples (`shiftctl rules test`).
+public struct RuleExampleResult: Codable, Hashable, Sendable {
+    public let ruleID: String
+    public let file: String
+    public let name: String
+    /// True when the example expects the rule to report something.
+    public let expectsViolation: Bool
+    public let passed: Bool
+    /// What happened, in a line (the violations found, or the error).
+    public let detail: String
+}
+
+/// Violations added up for `validate --score`.
+public struct ScoreSummary: Codable, Hashable, Sendable {
+    public struct RuleScore: Codable, Hashable, Sendable {
+        public var count: Int
+        public var penalty: Double
+        public var severity: Violation.Severity
+    }
+
+    public let hardViolations: Int
+    public let warnings: Int
+    public let softPenalty: Double
+    public let byRule: [String: RuleScore]
+
+    /// Counts errors as hard violations and adds up penalties (a penalty report without an
+    /// amount counts 1).
+    public init(_ violations: [Violation]) {
+        var byRule: [String: RuleScore] = [:]
+        var hard = 0
+        var warnings = 0
+        var soft = 0.0
+        for violation in violations {
+            let amount = violation.severity == .penalty ? (violation.penalty ?? 1) : 0
+            switch violation.severity {
+            case .error: hard += 1
+            case .warning: warnings += 1
+            case .penalty: soft += amount
+            }
+            var score = byRule[violation.ruleID] ?? RuleScore(count: 0, penalty: 0, severity: violation.severity)
+            score.count += 1
+            score.penalty += amount
+            score.severity = max(score.severity, violation.severity)
+            byRule[violation.ruleID] = score
+        }
+        self.hardViolations = hard
+        self.warnings = warnings
+        self.softPenalty = soft
+        self.byRule = byRule
+    }
+}

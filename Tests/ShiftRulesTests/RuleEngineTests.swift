@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+import ShiftCore
+@testable import ShiftRules
+
+@Suite struct RuleEngineTests {
+    let w = World()
+
+    @Test func aDoubleBookingIsRejectedAndNothingIsWritten() async throws {
+        let (store, repository) = try await w.store(try w.engine())
+        try await store.apply(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)))
+        let before = repository.snapshot
+        do {
+            try await store.apply(.scheduleShift(w.shift(2, w.late, "2026-03-02", w.bob)))
+            Issue.record("the double booking was accepted")
+        } catch let ScheduleError.rejected(violations) {
+            let errors = violations.filter { $0.severity == .error }
+            #expect(errors.map(\.ruleID).contains("no_double_booking"))
+            let booking = errors.first { $0.ruleID == "no_double_booking" }!
+            #expect(booking.message == "Bob already works D 07:00-19:00 on 2026-03-02")
+            #expect(booking.shiftID == ShiftID(uuid(102)) && booking.relatedShiftIDs == [ShiftID(uuid(101))])
+            #expect(booking.personID == w.bob.id && booking.date == date("2026-03-02"))
+            #expect(booking.source?.hasSuffix("rules/no_double_booking.lua") == true)
+        }
+        #expect(repository.snapshot == before)
+        try await store.apply(.scheduleShift(w.shift(3, w.day, "2026-03-03", w.carol)))
+        #expect(await store.schedule.shiftCount == 2, "the next mutation still works")
+    }
+
+    @Test func removingALocationInUseIsRejectedWithTheCount() async throws {
+        let (store, _) = try await w.store(try w.engine())
+        let ward = Location(id: LocationID(uuid(1)), name: "Ward 3")
+        var placed = w.day
+        placed.locationID = ward.id
+        try await store.apply(.batch([.addLocation(ward), .updateShiftType(placed)]))
+        await #expect(throws: ScheduleError.self) { try await store.apply(.removeLocation(ward.id)) }
+        do { try await store.apply(.removeLocation(ward.id)) } catch let ScheduleError.rejected(violations) {
+            #expect(violations.map(\.message) == ["Ward 3 is used by 1 shift type (D); move them to another location or remove them first"])
+        }
+    }
+
+    @Test func configDisablesRulesOverridesSeverityAndSetsParameters() async throws {
+        var config = RulesConfig(disabled: ["one_shift_per_day"], severity: ["min_rest_between_shifts": .warning],
+                                 parameters: ["max_consecutive_days": ["days": .number(2)]])
+        var settings = StoreSettings(timeZoneIdentifier: "UTC")
+        config.store(into: &settings)
+        #expect(RulesConfig(settings: settings) == config, "the config survives the store's settings")
+        config = RulesConfig(settings: settings)
+
+        let engine = try w.engine(config: config)
+        #expect(engine.rules.first { $0.id == "one_shift_per_day" }?.enabled == false)
+        #expect(engine.rules.first { $0.id == "max_consecutive_days" }?.parameters["days"] == .number(2))
+        let (store, _) = try await w.store(engine)
+        // Late then early: 8 h rest is now only a warning.
+        try await store.apply(.scheduleShift(w.shift(1, w.late, "2026-03-02", w.bob)))
+        let result = try await store.apply(.scheduleShift(w.shift(2, w.early, "2026-03-03", w.bob)))
+        #expect(result.violations.map(\.ruleID) == ["min_rest_between_shifts"])
+        #expect(result.violations.map(\.severity) == [.warning])
+        // A third day in a row breaks the lowered limit.
+        await #expect(throws: ScheduleError.self) {
+            try await store.apply(.scheduleShift(w.shift(3, w.late, "2026-03-04", w.bob)))
+        }
+    }
+
+    @Test func validateChecksTheWholeScheduleAndReportsPairsOnce() async throws {
+        let engine = try w.engine()
+        var schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"))
+        schedule = try schedule.applying(w.setup).schedule
+        schedule = try schedule.applying(.batch([
+            .scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)),
+            .scheduleShift(w.shift(2, w.late, "2026-03-02", w.bob)),
+            .scheduleShift(w.shift(3, w.late, "2026-03-05", w.carol)),
+            .scheduleShift(w.shift(4, w.early, "2026-03-06", w.carol)),
+        ])).schedule
+        let violations = try engine.validate(schedule)
+        let byRule = Dictionary(grouping: violations, by: \.ruleID).mapValues(\.count)
+        #expect(byRule["no_double_booking"] == 1)
+        #expect(byRule["min_rest_between_shifts"] == 1)
+        #expect(byRule["one_shift_per_day"] == 1)
+        let score = ScoreSummary(violations)
+        #expect(score.hardViolations == violations.filter { $0.severity == .error }.count)
+    }
+
+    @Test func aRuleThatFailsRejectsTheMutationNamingFileAndLine() async throws {
+        let folder = try RuleFolder(["broken.lua": """
+            return rule {
+              id = "broken", summary = "Fails.", on = { "shift" },
+              check = function(change, schedule, report)
+                local s = change.after
+                return s.nonexistent_field
+              end,
+            }
+            """])
+        let (store, repository) = try await w.store(try w.engine([folder.path]))
+        let before = repository.snapshot
+        do {
+            try await store.apply(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)))
+            Issue.record("a failing rule must reject")
+        } catch let ScheduleError.validatorFailed(_, message) {
+            #expect(message.contains("broken.lua:5: rule broken failed: a shift has no field 'nonexistent_field'"), "\(message)")
+        }
+        #expect(repository.snapshot == before)
+    }
+
+    @Test func aRunawayRuleIsStoppedAndTheStoreStillWorks() async throws {
+        let folder = try RuleFolder(["loop.lua": """
+            return rule {
+              id = "loop", summary = "Never ends.", on = { "shift" },
+              check = function(change)
+                if change.after.date == "2026-03-02" then
+                  while true do pcall(function() while true do end end) end
+                end
+              end,
+            }
+            """])
+        let (store, repository) = try await w.store(try w.engine([folder.path]))
+        let before = repository.snapshot
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            try await store.apply(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)))
+            Issue.record("a runaway rule must reject")
+        } catch let ScheduleError.validatorFailed(_, message) {
+            #expect(message.contains("loop.lua:5"), "\(message)")
+            #expect(message.contains("budget") || message.contains("time limit"), "\(message)")
+        }
+        #expect(clock.now - start < .seconds(10))
+        #expect(repository.snapshot == before)
+        try await store.apply(.scheduleShift(w.shift(2, w.day, "2026-03-03", w.bob)))
+    }
+
+    @Test(arguments: [
+        ("syntax.lua", "return rule { id = \"x\",, }", "syntax.lua:1: syntax error"),
+        ("nothing.lua", "local x = 1", "nothing.lua: the file must end with `return rule { … }` (it returned nothing)"),
+        ("noid.lua", "return rule { summary = \"s\", on = {\"shift\"}, check = function() end }", "noid.lua: a rule needs an id"),
+        ("typo.lua", "return rule { id = \"t\", summary = \"s\", on = {\"shift\"}, chek = function() end }", "unknown field 'chek'"),
+        ("trigger.lua", "return rule { id = \"t\", summary = \"s\", on = {\"shfit\"}, check = function() end }", "'shfit' is not an entity kind"),
+        ("toplevel.lua", "error(\"boom\")", "toplevel.lua:1: boom"),
+        ("escape.lua", "local f = io.open('/etc/passwd')", "escape.lua:1: attempt to index a nil value"),
+    ])
+    func brokenRuleFilesFailToLoadWithFileAndLine(_ file: String, _ source: String, _ expected: String) throws {
+        let folder = try RuleFolder([file: source])
+        do {
+            _ = try w.engine([folder.path])
+            Issue.record("\(file) loaded")
+        } catch let error as RuleError {
+            #expect(error.description.contains(expected), "\(error)")
+        }
+    }
+
+    @Test func duplicateIdsAndMissingFoldersAreReported() throws {
+        let rule = "return rule { id = \"same\", summary = \"s\", on = {\"shift\"}, check = function() end }"
+        let folder = try RuleFolder(["a.lua": rule, "b.lua": rule])
+        #expect(throws: RuleError.duplicateID(id: "same", files: [folder.path + "/a.lua", folder.path + "/b.lua"])) {
+            try w.engine([folder.path])
+        }
+        #expect(throws: RuleError.directoryNotFound(path: "/nonexistent/rules")) { try w.engine(["/nonexistent/rules"]) }
+    }
+
+    @Test func rulesCannotChangeWhatOtherRulesSee() async throws {
+        let folder = try RuleFolder([
+            "a_tamper.lua": """
+            return rule { id = "a_tamper", summary = "Tampers.", on = { "shift" },
+              check = function(change, schedule, report)
+                pcall(function() string.format = nil end)
+                pcall(function() cal.add_days = nil end)
+                pcall(function() getmetatable("").__index = {} end)
+                rawset(_ENV, "ipairs", nil)
+              end }
+            """,
+            "b_victim.lua": """
+            return rule { id = "b_victim", summary = "Relies on the library.", on = { "shift" },
+              check = function(change, schedule, report)
+                report{ message = ("%s %s %d"):format(cal.add_days(change.after.date, 1), ("x"):upper(), select("#", ipairs({}))),
+                        severity = "warning" }
+              end }
+            """,
+        ])
+        let (store, _) = try await w.store(try w.engine([folder.path]))
+        let result = try await store.apply(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)))
+        #expect(result.violations.map(\.message) == ["2026-03-03 X 3"])
+    }
+
+    @Test func theLuaAPIAnswersQueries() async throws {
+        let folder = try RuleFolder(["probe.lua": """
+            return rule { id = "probe", summary = "Reports what it sees.", on = { "shift" },
+              check = function(change, schedule, report)
+                local s = change.after
+                local bob = schedule:person(s.person_id)
+                local lines = {
+                  s.date, s.type.symbol, s.type.duration, tostring(s.type.all_day), s.person.name, tostring(s.minutes),
+                  tostring(#schedule:shifts{ person = bob }), tostring(schedule:count{ date = s.date }),
+                  tostring(schedule:minutes{ person = bob }), tostring(#schedule:shifts{ type = "N" }),
+                  tostring(#schedule:people()), schedule.time_zone, tostring(bob == s.person),
+                  cal.weekday_name(s.date), tostring(cal.days_between("2026-03-01", s.date)), cal.week_start(s.date),
+                  cal.time_of(s.starts_at), cal.date_of(s.ends_at), tostring(cal.is_weekend("2026-03-07")), cal.today(),
+                  tostring(#bob.attributes.skills), change.action, change.entity,
+                }
+                report{ message = table.concat(lines, " "), severity = "warning" }
+              end }
+            """])
+        let (store, _) = try await w.store(try w.engine([folder.path]))
+        try await store.apply(.scheduleShift(w.shift(1, w.night, "2026-03-01", w.bob)))
+        let result = try await store.apply(.scheduleShift(w.shift(2, w.day, "2026-03-03", w.bob)))
+        #expect(result.violations.map(\.message) == [
+            "2026-03-03 D 07:00-19:00 false Bob 720 2 1 1440 1 2 Europe/Berlin true tuesday 2 2026-03-02 07:00 2026-03-03 true 2026-03-01 1 added shift",
+        ])
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import ShiftCore
+@testable import ShiftRules
+
+/// The repository's stock rules folder.
+let stockRules: String = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("rules").path
+
+func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "30000000-0000-4000-8000-%012x", n))! }
+func date(_ text: String) -> LocalDate { LocalDate(text)! }
+
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> UUID {
+        UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", value.withLock { $0 += 1; return $0 }))!
+    }
+}
+
+let fixedNow = Date(timeIntervalSince1970: 1_772_323_200) // 2026-03-01T00:00:00Z
+
+func environment() -> StoreEnvironment {
+    let counter = Counter()
+    return StoreEnvironment(now: { fixedNow }, makeUUID: { counter.next() }, lockTimeout: .seconds(2))
+}
+
+/// A folder of rule files written by a test.
+final class RuleFolder: Sendable {
+    let path: String
+    init(_ files: [String: String]) throws {
+        path = NSTemporaryDirectory() + "rules-" + UUID().uuidString.prefix(8)
+        for (name, text) in files {
+            let file = path + "/" + name
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Ward, D (07-19), N (19-07), E (06-14), L (14-22), Bob and Carol.
+struct World {
+    let day = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+    let night = ShiftType(id: ShiftTypeID(uuid(3)), symbol: "N", title: "Night", duration: ShiftDuration("19:00-07:00")!)
+    let early = ShiftType(id: ShiftTypeID(uuid(4)), symbol: "E", title: "Early", duration: ShiftDuration("06:00-14:00")!)
+    let late = ShiftType(id: ShiftTypeID(uuid(5)), symbol: "L", title: "Late", duration: ShiftDuration("14:00-22:00")!)
+    let bob = Person(id: PersonID(uuid(10)), displayName: "Bob", attributes: ["skills": .list([.string("nurse")])])
+    let carol = Person(id: PersonID(uuid(11)), displayName: "Carol")
+
+    var setup: Mutation {
+        .batch([.addShiftType(day), .addShiftType(night), .addShiftType(early), .addShiftType(late), .addPerson(bob), .addPerson(carol)])
+    }
+
+    func shift(_ n: Int, _ type: ShiftType, _ day: String, _ person: Person?) -> ScheduledShift {
+        ScheduledShift(id: ShiftID(uuid(100 + n)), shiftTypeID: type.id, date: date(day), personID: person?.id)
+    }
+
+    func engine(_ directories: [String] = [stockRules], config: RulesConfig = RulesConfig()) throws -> RuleEngine {
+        try RuleEngine(RuleEngineConfiguration(directories: directories, config: config, now: { fixedNow }))
+    }
+
+    func store(_ engine: RuleEngine) async throws -> (ScheduleStore, InMemoryRepository) {
+        let repository = InMemoryRepository(try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")))
+        let store = try ScheduleStore(repository: repository, validators: [engine],
+                                      actingUser: UserProfile(userId: "t", displayName: "T"), environment: environment())
+        try await store.apply(setup)
+        return (store, repository)
+    }
+}
