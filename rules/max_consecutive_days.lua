@@ -2,10 +2,6 @@
 -- for the date it starts on. A person's `max_consecutive_days` attribute overrides the parameter.
 local util = require("lib.util")
 
-local function works(schedule, person, date)
-  return schedule:count{ person = person, date = date, limit = 1 } > 0
-end
-
 return rule {
   id = "max_consecutive_days",
   summary = "Nobody works too many days in a row.",
@@ -17,14 +13,10 @@ return rule {
     local s = change.after
     if s == nil or s.person == nil then return end
     local limit = util.number(s.person, "max_consecutive_days", params.days)
-    local first, last = s.date, s.date
-    while works(schedule, s.person, cal.add_days(first, -1)) and cal.days_between(first, last) <= limit do
-      first = cal.add_days(first, -1)
-    end
-    while works(schedule, s.person, cal.add_days(last, 1)) and cal.days_between(first, last) <= limit do
-      last = cal.add_days(last, 1)
-    end
-    local run = cal.days_between(first, last) + 1
+    -- The run of worked days around this shift, looked up in the person's index; walking
+    -- limit + 1 days each way is enough to tell whether the run is too long.
+    local span = schedule:work_run{ person = s.person, date = s.date, limit = limit + 1 }
+    local first, run = span.first, span.days
     if run <= limit then return end
     if change.validating then
       -- In a whole-schedule pass, report each run once: from its first shift.
@@ -34,7 +26,8 @@ return rule {
     end
     report{
       message = ("%s works %s%d days in a row from %s (at most %d)")
-        :format(s.person.name, run > limit + 1 and "at least " or "", run, first, limit),
+        :format(s.person.name, (cal.days_between(first, s.date) > limit or cal.days_between(s.date, span.last) > limit)
+                and "at least " or "", run, first, limit),
       shift = s,
     }
   end,

@@ -16,22 +16,24 @@ return rule {
     local s = change.after
     if s == nil or s.person == nil then return end
     local hours = util.number(s.person, "min_rest_hours", params.hours)
-    local window = math.ceil(hours / 24) + 2
-    local neighbours = schedule:shifts{
-      person = s.person, from = cal.add_days(s.date, -window), to = cal.add_days(s.date, window), exclude = s,
+    local rest = hours * 3600
+    -- Only shifts closer than the rest period come back (usually none), so a check stays cheap.
+    local close = schedule:shifts{
+      person = s.person, overlapping = { starts_at = s.starts_at - rest, ends_at = s.ends_at + rest }, exclude = s,
     }
-    for _, other in ipairs(neighbours) do
+    for _, other in ipairs(close) do
       local gap
       if other.ends_at <= s.starts_at then
         gap = s.starts_at - other.ends_at
       elseif other.starts_at >= s.ends_at then
         gap = other.starts_at - s.ends_at
       end
-      if gap ~= nil and gap < hours * 3600 then
+      if gap ~= nil and gap < rest then
+        local first, second = s, other
+        if other.starts_at < s.starts_at then first, second = other, s end
         report{
           message = ("%s gets %.1f h of rest between %s and %s (at least %g h)")
-            :format(s.person.name, gap / 3600, util.when(other.starts_at < s.starts_at and other or s),
-                    util.when(other.starts_at < s.starts_at and s or other), hours),
+            :format(s.person.name, gap / 3600, util.when(first), util.when(second), hours),
           shift = s, related = other,
         }
       end

@@ -46,6 +46,33 @@ extension LuaScheduleAPI {
             }
             return .integer(total)
         }
+        try method("work_days") { [unowned self] schedule, _, args in
+            var (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            query.limit = nil
+            var days: [LuaValue] = []
+            var last: LocalDate?
+            schedule.forEachShift(query) { shift in
+                if shift.id != exclude, shift.date != last {
+                    days.append(.string(shift.date.description))
+                    last = shift.date
+                }
+                return true
+            }
+            return .table(LuaTable(array: days))
+        }
+        try method("work_run") { [unowned self] schedule, _, args in
+            guard case let .table(table) = try args.value(1) else {
+                throw LuaScriptError("work_run: expected { person = p, date = d [, limit = n] }")
+            }
+            let person = try personID(table["person"], "work_run: person")
+            let day = try date(table["date"], "work_run: date")
+            let limit = table["limit"].integerValue.map { Int($0) } ?? 3650
+            guard let run = schedule.workRun(of: person, containing: day, limit: max(0, limit)) else { return .nil }
+            return .table(LuaTable(hash: [
+                .string("first"): .string(run.lowerBound.description), .string("last"): .string(run.upperBound.description),
+                .string("days"): .integer(Int64(run.lowerBound.days(to: run.upperBound) + 1)),
+            ]))
+        }
         try method("shift") { [unowned self] schedule, side, args in
             let id = try shiftID(try args.value(1), "schedule:shift")
             return schedule.shift(id).map { view($0, side) } ?? .nil

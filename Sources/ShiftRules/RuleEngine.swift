@@ -188,7 +188,7 @@ final class EngineState {
             var changeTable: LuaValue?
             for rule in rules where rule.check != nil && rule.triggers.contains(entity) {
                 guard only.map({ rule.id == $0 }) ?? rule.info.enabled else { continue }
-                let table = changeTable ?? makeChangeTable(change, validating: false)
+                let table = try changeTable ?? sharedChangeTable(change)
                 changeTable = table
                 try run(rule, rule.check!, [table, api.scheduleObject(), api.reportFunction, .reference(rule.params)])
             }
@@ -242,6 +242,14 @@ final class EngineState {
         } catch {
             throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
         }
+    }
+
+    /// The change table made once and frozen, so every rule gets the same table and none can
+    /// alter what the next one sees.
+    private func sharedChangeTable(_ change: Change) throws -> LuaValue {
+        let ref = try runtime.makeRef(makeChangeTable(change, validating: false))
+        try runtime.freeze(ref, name: "change")
+        return .reference(ref)
     }
 
     /// `{ entity = "shift", action = "added", before = …, after = …, reason = … }`.

@@ -2,7 +2,8 @@
 //
 //   swift run -c release shiftbench [SUITE…] [--runs N] [--quick]
 //
-// Suites: store (JSON open/save), apply (mutation cost in memory). Without a suite, all run.
+// Suites: store (JSON open/save), apply (mutation cost in memory), rules (mutation cost with the
+// stock Lua rules; Lua against native Swift). Without a suite, all run.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
 import ShiftCore
@@ -13,6 +14,7 @@ var runs = 7
 var quick = false
 var suites: [String] = []
 var sizes: [Int]?
+var rulesDirectory = "rules"
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
@@ -24,6 +26,13 @@ while !arguments.isEmpty {
         runs = value
         arguments.removeFirst()
     case "--quick": quick = true
+    case "--rules":
+        guard let value = arguments.first else {
+            FileHandle.standardError.write(Data("shiftbench: --rules needs a folder\n".utf8))
+            exit(2)
+        }
+        rulesDirectory = value
+        arguments.removeFirst()
     case "--sizes":
         guard let list = arguments.first?.split(separator: ",").compactMap({ Int($0) }), !list.isEmpty else {
             FileHandle.standardError.write(Data("shiftbench: --sizes needs a list such as 1000,100000\n".utf8))
@@ -32,15 +41,15 @@ while !arguments.isEmpty {
         sizes = list
         arguments.removeFirst()
     case "-h", "--help":
-        print("usage: shiftbench [store|apply]… [--runs N] [--sizes N,N…] [--quick]")
+        print("usage: shiftbench [store|apply|rules]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         exit(0)
-    case "store", "apply": suites.append(argument)
+    case "store", "apply", "rules": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply"] }
+if suites.isEmpty { suites = ["store", "apply", "rules"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -51,6 +60,10 @@ do {
         switch suite {
         case "store": try StoreBenchmarks.run(runs: runs, sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]))
         case "apply": try await ApplyBenchmarks.run(sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000]), mutations: quick ? 2_000 : 20_000)
+        case "rules":
+            try await RuleBenchmarks.run(
+                sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000,
+                rulesDirectory: rulesDirectory)
         default: break
         }
     }

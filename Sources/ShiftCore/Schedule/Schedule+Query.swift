@@ -119,3 +119,24 @@ extension Schedule {
         return true
     }
 }
+
+extension Schedule {
+    /// Whether a person has a shift starting on a date (a binary search in their index).
+    public func works(_ person: PersonID, on date: LocalDate) -> Bool {
+        guard let refs = index.byPerson[person] else { return false }
+        let position = ShiftIndex.lowerBound(refs, date)
+        return position < refs.count && refs[position].date == date
+    }
+
+    /// The run of consecutive days a person works that contains `date` (nil if they do not work
+    /// on it). A shift counts for the date it starts on. The walk stops after `limit` days each
+    /// way, so a caller that only cares about "more than n" pays for n.
+    public func workRun(of person: PersonID, containing date: LocalDate, limit: Int = 3650) -> ClosedRange<LocalDate>? {
+        guard works(person, on: date) else { return nil }
+        var first = date
+        var last = date
+        while first.days(to: date) < limit, works(person, on: first.adding(days: -1)) { first = first.adding(days: -1) }
+        while date.days(to: last) < limit, works(person, on: last.adding(days: 1)) { last = last.adding(days: 1) }
+        return first...last
+    }
+}
