@@ -35,6 +35,8 @@ public struct RuleEngineConfiguration: Sendable {
 public final class RuleEngine: ScheduleValidator {
     public let name: String
     public let rules: [RuleInfo]
+    /// The rotation plugins found in the rule folders.
+    public let rotations: [RotationInfo]
     private let state: Mutex<EngineState>
 
     /// Loads and compiles every rule in the configured folders.
@@ -43,6 +45,7 @@ public final class RuleEngine: ScheduleValidator {
         let engine = try EngineState(configuration)
         name = "Lua rules in " + configuration.directories.joined(separator: ", ")
         rules = engine.rules.map(\.info)
+        rotations = engine.rotations.map(\.info)
         state = Mutex(engine)
     }
 
@@ -52,6 +55,12 @@ public final class RuleEngine: ScheduleValidator {
 
     public func validate(_ schedule: Schedule) throws -> [Violation] {
         try state.withLock { try $0.validate(schedule, only: nil) }
+    }
+
+    /// The shifts a rotation would schedule (not yet applied: wrap them in a batch mutation so the
+    /// rules check them).
+    public func generateRotation(_ request: RotationRequest, in schedule: Schedule, makeID: @Sendable () -> UUID = { UUID.random() }) throws -> [ScheduledShift] {
+        try state.withLock { try $0.generateRotation(request, in: schedule, makeID: makeID) }
     }
 
     /// Runs the examples of every rule (or of the given ones) and reports each outcome.
@@ -76,6 +85,7 @@ final class EngineState {
     let runtime: LuaRuntime
     let api: LuaScheduleAPI
     var rules: [LoadedRule] = []
+    var rotations: [LoadedRotation] = []
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
     private var collected: [Violation] = []
@@ -110,15 +120,23 @@ final class EngineState {
     private func loadRules() throws {
         var byID: [String: [String]] = [:]
         var loaded: [LoadedRule] = []
+        var loadedRotations: [LoadedRotation] = []
         for file in try ruleFiles() {
-            guard let rule = try load(file) else { continue }
-            byID[rule.id, default: []].append(file)
-            loaded.append(rule)
+            switch try load(file) {
+            case let .rule(rule):
+                byID[rule.id, default: []].append(file)
+                loaded.append(rule)
+            case let .rotation(rotation):
+                byID["rotation " + rotation.info.id, default: []].append(file)
+                loadedRotations.append(rotation)
+            case .other: break
+            }
         }
         if let (id, files) = byID.first(where: { $0.value.count > 1 }) {
             throw RuleError.duplicateID(id: id, files: files.sorted())
         }
         rules = loaded.sorted { $0.id < $1.id }
+        rotations = loadedRotations.sorted { $0.info.id < $1.info.id }
     }
 
     /// Every `.lua` file of the rule folders, sorted.
@@ -147,8 +165,14 @@ final class EngineState {
         return files.sorted()
     }
 
-    /// Loads one plugin file; nil when it is a plugin of another kind (a rotation, a script).
-    private func load(_ file: String) throws -> LoadedRule? {
+    private enum Plugin {
+        case rule(LoadedRule)
+        case rotation(LoadedRotation)
+        case other
+    }
+
+    /// Loads one plugin file: a rule, a rotation, or another kind (scripts are run, not loaded).
+    private func load(_ file: String) throws -> Plugin {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw RuleError.unreadable(file: file, reason: "the file cannot be read")
         }
@@ -162,8 +186,11 @@ final class EngineState {
         guard case let .string(kindName) = kind else {
             throw RuleError.invalidRule(file: file, message: "the file must end with `return rule { … }` (it returned \(try describe(plugin)))")
         }
-        guard kindName == "rule" else { return nil }
-        return try RuleSpec.read(plugin, file: file, runtime: runtime, config: configuration.config)
+        switch kindName {
+        case "rule": return .rule(try RuleSpec.read(plugin, file: file, runtime: runtime, config: configuration.config))
+        case "rotation": return .rotation(try RotationSpec.read(plugin, file: file, runtime: runtime))
+        default: return .other
+        }
     }
 
     private func describe(_ ref: LuaRef) throws -> String {

@@ -30,7 +30,9 @@ public enum AttributeValue: Hashable, Sendable, CustomStringConvertible {
         else if let number = Double(trimmed), number.isFinite { self = .number(number) }
         else if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
             let inner = trimmed.dropFirst().dropLast()
-            self = .list(inner.isEmpty ? [] : inner.split(separator: ",").map { AttributeValue(parsing: String($0)) })
+            self = .list(inner.isEmpty ? [] : inner.split(separator: ",").map {
+                AttributeValue(parsing: $0.trimmingCharacters(in: .whitespaces))
+            })
         } else { self = .string(text) }
     }
 }

@@ -39,6 +39,9 @@ public actor ScheduleStore {
 
     public func setValidators(_ validators: [any ScheduleValidator]) { self.validators = validators }
 
+    /// Changes who later commits are recorded as (the change log's user).
+    public func setActingUser(_ user: UserProfile) { actingUser = user }
+
     /// Applies a mutation through the funnel.
     ///
     /// - Parameters:

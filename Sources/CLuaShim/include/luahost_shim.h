@@ -1,0 +1,162 @@
+/*
+ * CLuaShim: the C half of LuaHost.
+ *
+ * Rule: no Lua error may ever longjmp through a Swift frame. Everything that
+ * can raise (allocation, metamethods, running Lua code) happens either inside
+ * a protected call started here, or inside a C function called by Lua (the
+ * host-function trampoline), never in Swift. Swift callbacks only fill plain
+ * C buffers (lh_tape) that this C code pushes afterwards.
+ */
+#ifndef LUAHOST_SHIM_H
+#define LUAHOST_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- value descriptions exchanged with Swift ---------------------------- */
+
+#define LH_NIL 0
+#define LH_BOOLEAN 1  /* aux = 0/1 */
+#define LH_INTEGER 2  /* i */
+#define LH_NUMBER 3  /* n */
+#define LH_STRING 4  /* argument: s/len point into the Lua string;
+                         tape: i = offset into tape arena, len = length */
+#define LH_TABLE 5  /* argument only: table at stack index aux */
+#define LH_FUNCTION 6  /* argument only: function at stack index aux */
+#define LH_OBJECT 7  /* host object view: aux = class id, i = object id */
+#define LH_OTHER 8  /* argument only: thread/foreign userdata at stack index aux */
+#define LH_REF 9  /* tape only: value held in the registry, i = ref */
+#define LH_NEWTABLE 10  /* tape only: aux = array count, len = hash count; followed
+                         by aux values, then len key/value pairs (preorder) */
+
+typedef struct lh_value {
+    int32_t kind;
+    int32_t aux;
+    int64_t i;
+    double n;
+    const char *s;
+    size_t len;
+} lh_value;
+
+/* A flat list of values written by Swift and pushed by C. */
+typedef struct lh_tape {
+    const lh_value *values; /* all entries, preorder */
+    int32_t count;          /* number of entries in values */
+    int32_t ntop;           /* number of top-level values */
+    const char *arena;      /* string bytes referenced by LH_STRING offsets */
+} lh_tape;
+
+/* Host function callback (implemented in Swift). Must not call any raising Lua
+ * API. Returns 0 and fills *out with results, or returns 1 with *out holding
+ * one LH_STRING value: the error message (raised by C with position info). */
+typedef int (*lh_host_callback)(void *ctx, lua_State *L, int64_t fnid,
+                                const lh_value *args, int32_t nargs, lh_tape *out);
+
+/* print() handler: chunk (source without '@') and the message, both not
+ * NUL-terminated. */
+typedef void (*lh_print_callback)(void *ctx, const char *chunk, size_t chunklen,
+                                  const char *msg, size_t msglen);
+
+typedef struct lh_config {
+    size_t memory_limit;          /* bytes */
+    int64_t instruction_budget;   /* VM instructions per evaluation */
+    double time_limit;            /* seconds of wall clock per evaluation; <= 0: none */
+    int64_t pattern_step_limit;   /* matcher steps per string.find/match/gsub/gmatch step */
+    const char *const *require_roots; /* absolute folder paths */
+    int32_t nroots;
+    void *ctx;                    /* passed to callbacks */
+    lh_host_callback host_cb;
+    lh_print_callback print_cb;
+} lh_config;
+
+/* ---- status codes -------------------------------------------------------- */
+#define LH_OK 0
+#define LH_ERR_SYNTAX 1
+#define LH_ERR_RUNTIME 2
+#define LH_ERR_MEMORY 3
+#define LH_ERR_BUDGET 4
+#define LH_ERR_TIMEOUT 5
+#define LH_ERR_HANDLER 6  /* error while handling an error */
+
+typedef struct lh_runtime lh_runtime;
+
+/* Error details of the last failed lh_load/lh_call; strings stay valid until
+ * lh_finish(). */
+typedef struct lh_error_info {
+    const char *message; size_t message_len;
+    const char *traceback; size_t traceback_len;
+    const char *chunk;     /* chunk of the error position (short source) */
+    int32_t line;          /* 0 if unknown */
+} lh_error_info;
+
+/* Creates a sandboxed state. Returns NULL if the state cannot be built
+ * (e.g. memory limit too small); *why receives a static message. */
+lh_runtime *lh_open(const lh_config *cfg, const char **why);
+void lh_close(lh_runtime *rt);
+lua_State *lh_state(lh_runtime *rt);
+size_t lh_memory_in_use(lh_runtime *rt);
+
+/* Compiles `len` bytes (text only) as chunk `chunkname` (e.g. "@rules/x.lua"),
+ * runs it in a fresh environment under the budget and stores its first return
+ * value in the registry (*ref; LUA_REFNIL for nil). Leaves nothing on the
+ * stack on success; on error call lh_error() then lh_finish(). */
+int lh_load(lh_runtime *rt, const char *buf, size_t len, const char *chunkname, int *ref);
+
+/* Calls the registry value `fnref` with the arguments on `args` under the
+ * budget. On success the results are the top *nresults stack values; read
+ * them, then call lh_finish(). */
+int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int *nresults);
+
+void lh_error(lh_runtime *rt, lh_error_info *info);
+/* Pops everything lh_load/lh_call/lh_push_* left on the stack. */
+void lh_finish(lh_runtime *rt);
+
+/* ---- protected helpers (never raise; return LH_OK or an LH_ERR_ code) --- */
+
+/* Stores the value at stack index idx in the registry. */
+int lh_ref_at(lua_State *L, int idx, int *ref);
+/* Frees registry references. */
+int lh_unref(lua_State *L, const int *refs, int n);
+/* Pushes the values of the tape onto the stack (ntop values). On error,
+ * nothing is pushed. */
+int lh_push_tape(lua_State *L, const lh_tape *tape);
+/* Pushes t[key] read raw (frozen tables are seen through) for the table held
+ * at registry ref `tref`. Pushes nil if it is not a table. */
+int lh_rawget_field(lua_State *L, int tref, const char *key, size_t keylen);
+/* t[key] = top tape value, raw (writes through frozen tables: host power). */
+int lh_rawset_field(lua_State *L, int tref, const char *key, size_t keylen, const lh_tape *value);
+/* Sets a field of the shared base environment. */
+int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *value);
+/* Makes a new host function (trampoline closure) with id `fnid`; *ref receives it. */
+int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref);
+/* Registers a host object class: userdata views whose __index calls the host
+ * function `index_fnid` with (object, key). */
+int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid);
+/* Makes the table at `tref` read-only in place (deep: nested plain tables too).
+ * Tables that already carry a metatable are left as they are (not deep-frozen). */
+int lh_freeze(lua_State *L, int tref, const char *name, int deep);
+/* New empty table in the registry. */
+int lh_new_table(lua_State *L, int *ref);
+/* Pushes the registry value `ref` (never raises). */
+void lh_push_ref(lua_State *L, int ref);
+
+/* Pushes the backing table of a frozen table at idx (or the table itself).
+ * Never raises. */
+void lh_push_backing(lua_State *L, int idx);
+/* Short source (e.g. "rules/x.lua") of the function held at registry ref;
+ * empty if it is not a Lua function. Never raises. */
+void lh_ref_source(lua_State *L, int ref, char *buf, size_t n);
+
+/* ---- reading arguments inside a callback -------------------------------- */
+/* Describes stack value idx into *v without raising. */
+void lh_describe(lua_State *L, int idx, lh_value *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1305 @@
+/*
+ * CLuaShim: sandboxed Lua state, budget hook, memory cap, host-function
+ * trampoline and protected helpers for LuaHost. See luahost_shim.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lh_internal.h"
+
+#define LH_MAGIC 0x4C484F42u /* "LHOB" */
+#define LH_MAX_MODULE_SIZE (16u * 1024u * 1024u)
+#define LH_MAX_FREEZE_DEPTH 100
+
+typedef struct lh_object {
+    uint32_t magic;
+    int32_t cls;
+    int64_t id;
+} lh_object;
+
+static char tb_key; /* registry key (light userdata) of the last traceback */
+
+static double lh_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ======================================================================
+ * Memory cap
+ * ====================================================================== */
+
+static void lh_hook(lua_State *L, lua_Debug *ar);
+
+static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    lh_runtime *rt = (lh_runtime *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        rt->used -= old;
+        return NULL;
+    }
+    if (nsize > old) {
+        size_t grow = nsize - old;
+        if (rt->used + grow > rt->limit || rt->used + grow < rt->used) {
+            rt->mem_refused = 1;
+            return NULL; /* Lua raises "not enough memory" */
+        }
+        if (rt->active && !rt->exhausted) {
+            /* Allocation is work too: one budget unit per 64 bytes. The
+             * allocator may not raise; it flags the state as exhausted and
+             * makes the hook fire on the main thread's next instruction
+             * (lua_sethook is async-signal-safe by design). */
+            rt->remaining -= (int64_t)(grow >> 6);
+            rt->alloc_acc += grow;
+            int out = rt->remaining <= 0 ? LH_ERR_BUDGET : 0;
+            if (!out && rt->alloc_acc > (1u << 20)) {
+                rt->alloc_acc = 0;
+                if (rt->time_limit > 0 && lh_now() > rt->deadline) out = LH_ERR_TIMEOUT;
+            }
+            if (out) {
+                rt->exhausted = out;
+                if (rt->L) lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, 1);
+            }
+        }
+    }
+    void *np = realloc(ptr, nsize);
+    if (np == NULL) return NULL;
+    rt->used = rt->used - old + nsize;
+    return np;
+}
+
+/* ======================================================================
+ * Instruction budget
+ * ====================================================================== */
+
+__attribute__((noreturn)) static void raise_exhausted(lua_State *L, lh_runtime *rt) {
+    lua_sethook(L, lh_hook, LUA_MASKCOUNT, 1);
+    if (rt->exhausted == LH_ERR_TIMEOUT)
+        luaL_error(L, "time limit exceeded");
+    luaL_error(L, "instruction budget exceeded");
+    abort(); /* not reached */
+}
+
+static void record_where(lua_State *L, lua_Debug *ar, char *chunk, int *line) {
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        memcpy(chunk, ar->short_src, LUA_IDSIZE);
+        chunk[LUA_IDSIZE - 1] = 0;
+        *line = ar->currentline;
+    }
+}
+
+/* First Lua frame at or above `level`. */
+static void record_first_lua_frame(lua_State *L, int level, char *chunk, int *line) {
+    lua_Debug ar;
+    chunk[0] = 0; *line = 0;
+    for (; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            memcpy(chunk, ar.short_src, LUA_IDSIZE);
+            chunk[LUA_IDSIZE - 1] = 0;
+            *line = ar.currentline;
+            return;
+        }
+    }
+}
+
+static void exhaust(lua_State *L, lh_runtime *rt, int why) {
+    rt->exhausted = why;
+    record_first_lua_frame(L, 0, rt->ex_chunk, &rt->ex_line);
+    raise_exhausted(L, rt);
+}
+
+static void lh_hook(lua_State *L, lua_Debug *ar) {
+    lh_runtime *rt = LH_RT(L);
+    if (!rt->active) return;
+    if (rt->exhausted) {
+        if (rt->ex_line == 0) record_where(L, ar, rt->ex_chunk, &rt->ex_line);
+        raise_exhausted(L, rt);
+    }
+    int count = lua_gethookcount(L);
+    if (count != rt->gran) {
+        /* a coroutine left over from an exhausted evaluation */
+        lua_sethook(L, lh_hook, LUA_MASKCOUNT, rt->gran);
+        return;
+    }
+    rt->remaining -= count;
+    if (rt->remaining <= 0) {
+        rt->exhausted = LH_ERR_BUDGET;
+        record_where(L, ar, rt->ex_chunk, &rt->ex_line);
+        raise_exhausted(L, rt);
+    }
+    if (rt->time_limit > 0 && lh_now() > rt->deadline) {
+        rt->exhausted = LH_ERR_TIMEOUT;
+        record_where(L, ar, rt->ex_chunk, &rt->ex_line);
+        raise_exhausted(L, rt);
+    }
+}
+
+void lh_charge(lua_State *L, int64_t units) {
+    lh_runtime *rt = LH_RT(L);
+    if (!rt->active) return;
+    if (rt->exhausted) {
+        if (rt->ex_line == 0) record_first_lua_frame(L, 1, rt->ex_chunk, &rt->ex_line);
+        raise_exhausted(L, rt);
+    }
+    rt->remaining -= units;
+    if (rt->remaining <= 0) exhaust(L, rt, LH_ERR_BUDGET);
+    if (units >= 1024 && rt->time_limit > 0 && lh_now() > rt->deadline)
+        exhaust(L, rt, LH_ERR_TIMEOUT);
+}
+
+static void begin_eval(lh_runtime *rt) {
+    rt->eval_id++;
+    rt->remaining = rt->budget;
+    rt->exhausted = 0;
+    rt->ex_chunk[0] = 0; rt->ex_line = 0;
+    rt->mem_refused = 0;
+    rt->tb_valid = 0;
+    rt->alloc_acc = 0;
+    rt->gran = rt->budget < 1000 ? (rt->budget < 1 ? 1 : (int)rt->budget) : 1000;
+    rt->deadline = rt->time_limit > 0 ? lh_now() + rt->time_limit : 0;
+    lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, rt->gran);
+    rt->active = 1;
+}
+
+static void end_eval(lh_runtime *rt) {
+    rt->active = 0;
+    lua_sethook(rt->L, NULL, 0, 0);
+}
+
+/* ======================================================================
+ * Describing / pushing values
+ * ====================================================================== */
+
+void lh_describe(lua_State *L, int idx, lh_value *v) {
+    int t = lua_type(L, idx);
+    v->aux = 0; v->i = 0; v->n = 0; v->s = NULL; v->len = 0;
+    switch (t) {
+        case LUA_TNONE: case LUA_TNIL: v->kind = LH_NIL; break;
+        case LUA_TBOOLEAN: v->kind = LH_BOOLEAN; v->aux = lua_toboolean(L, idx); break;
+        case LUA_TNUMBER:
+            if (lua_isinteger(L, idx)) { v->kind = LH_INTEGER; v->i = lua_tointegerx(L, idx, NULL); }
+            else { v->kind = LH_NUMBER; v->n = lua_tonumberx(L, idx, NULL); }
+            break;
+        case LUA_TSTRING: v->kind = LH_STRING; v->s = lua_tolstring(L, idx, &v->len); break;
+        case LUA_TTABLE: v->kind = LH_TABLE; v->aux = lua_absindex(L, idx); break;
+        case LUA_TFUNCTION: v->kind = LH_FUNCTION; v->aux = lua_absindex(L, idx); break;
+        case LUA_TUSERDATA: {
+            lh_object *o = (lh_object *)lua_touserdata(L, idx);
+            if (o && lua_rawlen(L, idx) == sizeof(lh_object) && o->magic == LH_MAGIC) {
+                v->kind = LH_OBJECT; v->aux = o->cls; v->i = o->id;
+            } else { v->kind = LH_OTHER; v->aux = lua_absindex(L, idx); }
+            break;
+        }
+        default: v->kind = LH_OTHER; v->aux = lua_absindex(L, idx); break;
+    }
+}
+
+static void push_object(lua_State *L, int32_t cls, int64_t id) {
+    lh_runtime *rt = LH_RT(L);
+    luaL_checkstack(L, 3, NULL);
+    lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 0);
+    o->magic = LH_MAGIC; o->cls = cls; o->id = id;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
+    if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
+        luaL_error(L, "unknown host object class %d", (int)cls);
+    lua_setmetatable(L, -3);
+    lua_pop(L, 1);
+}
+
+/* Pushes one value of the tape (raises on memory errors: C only). */
+static void push_one(lua_State *L, const lh_tape *t, int32_t *pos, int depth) {
+    if (*pos >= t->count) luaL_error(L, "malformed value tape");
+    const lh_value *v = &t->values[(*pos)++];
+    if (depth > 200) luaL_error(L, "value nested too deeply");
+    luaL_checkstack(L, 4, "value nested too deeply");
+    switch (v->kind) {
+        case LH_NIL: lua_pushnil(L); break;
+        case LH_BOOLEAN: lua_pushboolean(L, v->aux); break;
+        case LH_INTEGER: lua_pushinteger(L, (lua_Integer)v->i); break;
+        case LH_NUMBER: lua_pushnumber(L, (lua_Number)v->n); break;
+        case LH_STRING: lua_pushlstring(L, t->arena + v->i, v->len); break;
+        case LH_REF: lua_rawgeti(L, LUA_REGISTRYINDEX, (lua_Integer)v->i); break;
+        case LH_OBJECT: push_object(L, v->aux, v->i); break;
+        case LH_NEWTABLE: {
+            int narr = v->aux, nhash = (int)v->len;
+            lua_createtable(L, narr, nhash);
+            for (int j = 0; j < narr; j++) {
+                push_one(L, t, pos, depth + 1);
+                lua_rawseti(L, -2, j + 1);
+            }
+            for (int j = 0; j < nhash; j++) {
+                push_one(L, t, pos, depth + 1);
+                push_one(L, t, pos, depth + 1);
+                lua_rawset(L, -3);
+            }
+            break;
+        }
+        default: luaL_error(L, "invalid value kind %d", (int)v->kind);
+    }
+}
+
+static void push_tape_raw(lua_State *L, const lh_tape *t) {
+    int32_t pos = 0;
+    if (t == NULL) return;
+    luaL_checkstack(L, t->ntop + 4, "too many values");
+    for (int32_t j = 0; j < t->ntop; j++) push_one(L, t, &pos, 0);
+}
+
+static int map_status(int st) {
+    return st == LUA_ERRMEM ? LH_ERR_MEMORY : (st == LUA_OK ? LH_OK : LH_ERR_RUNTIME);
+}
+
+/* ======================================================================
+ * Read-only tables
+ * ====================================================================== */
+
+/* Pushes the backing table of frozen table `idx`, or the table itself. */
+static void push_backing(lua_State *L, int idx) {
+    lh_runtime *rt = LH_RT(L);
+    idx = lua_absindex(L, idx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->frozen_ref);
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, -2) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, idx);
+    }
+    lua_remove(L, -2);
+}
+
+static int is_frozen(lua_State *L, int idx) {
+    lh_runtime *rt = LH_RT(L);
+    idx = lua_absindex(L, idx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->frozen_ref);
+    lua_pushvalue(L, idx);
+    int r = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return r;
+}
+
+__attribute__((noreturn)) static void ro_error(lua_State *L, int idx) {
+    const char *name = "?";
+    if (lua_getmetatable(L, idx)) {
+        lua_pushliteral(L, "__lh_name");
+        if (lua_rawget(L, -2) == LUA_TSTRING) name = lua_tostring(L, -1);
+    }
+    luaL_error(L, "attempt to modify read-only table '%s'", name);
+    abort();
+}
+
+static int ro_newindex(lua_State *L) { ro_error(L, 1); }
+
+static int ro_len(lua_State *L) {
+    push_backing(L, 1);
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
+}
+
+static int raw_next(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int ro_pairs(lua_State *L) {
+    lua_pushcfunction(L, raw_next);
+    push_backing(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+static void freeze_table(lua_State *L, int t, const char *name, int deep, int depth) {
+    lh_runtime *rt = LH_RT(L);
+    t = lua_absindex(L, t);
+    if (depth > LH_MAX_FREEZE_DEPTH) luaL_error(L, "freeze: tables nested too deeply");
+    luaL_checkstack(L, 10, NULL);
+    if (is_frozen(L, t)) return;
+    if (lua_getmetatable(L, t)) { lua_pop(L, 1); return; }
+    lua_newtable(L);
+    int b = lua_gettop(L);
+    /* register first so that cycles terminate */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->frozen_ref);
+    lua_pushvalue(L, t); lua_pushvalue(L, b); lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (deep && lua_type(L, -1) == LUA_TTABLE)
+            freeze_table(L, -1, name, deep, depth + 1);
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, b);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, b)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, t);
+    }
+    lua_createtable(L, 0, 6);
+    lua_pushvalue(L, b); lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, ro_newindex); lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, ro_len); lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, ro_pairs); lua_setfield(L, -2, "__pairs");
+    lua_pushstring(L, name); lua_setfield(L, -2, "__lh_name");
+    lua_pushboolean(L, 0); lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, t);
+    lua_settop(L, b - 1);
+}
+
+/* ======================================================================
+ * Sandbox base functions
+ * ====================================================================== */
+
+static void push_new_env(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    luaL_checkstack(L, 3, NULL);
+    lua_createtable(L, 0, 4);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->env_mt_ref);
+    lua_setmetatable(L, -2);
+    lua_pushliteral(L, "_G");
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -3);
+}
+
+static int sb_next(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    push_backing(L, 1);
+    lua_replace(L, 1);
+    if (lua_next(L, 1)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+static int sb_rawget(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    push_backing(L, 1);
+    lua_replace(L, 1);
+    lua_rawget(L, 1);
+    return 1;
+}
+
+static int sb_rawlen(lua_State *L) {
+    int t = lua_type(L, 1);
+    luaL_argexpected(L, t == LUA_TTABLE || t == LUA_TSTRING, 1, "table or string");
+    if (t == LUA_TTABLE) { push_backing(L, 1); lua_replace(L, 1); }
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, 1));
+    return 1;
+}
+
+static int sb_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    if (is_frozen(L, 1)) ro_error(L, 1);
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int sb_setmetatable(lua_State *L) {
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: metatables with __gc are not allowed in the sandbox");
+        lua_pop(L, 1);
+    }
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+static int sb_collectgarbage(lua_State *L) {
+    const char *opt = luaL_optstring(L, 1, "collect");
+    if (strcmp(opt, "count") != 0)
+        return luaL_error(L, "collectgarbage: only \"count\" is available in the sandbox");
+    int k = lua_gc(L, LUA_GCCOUNT);
+    int b = lua_gc(L, LUA_GCCOUNTB);
+    lua_pushnumber(L, (lua_Number)k + ((lua_Number)b / 1024));
+    return 1;
+}
+
+static int sb_print(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    lua_Debug ar;
+    const char *chunk = "?"; size_t chunklen = 1;
+    char src[LUA_IDSIZE];
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "S", &ar) && ar.what[0] != 'C') {
+            memcpy(src, ar.short_src, LUA_IDSIZE); src[LUA_IDSIZE - 1] = 0;
+            chunk = src; chunklen = strlen(src);
+            break;
+        }
+    }
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        size_t l;
+        const char *s = luaL_tolstring(L, i, &l);
+        if (i > 1) luaL_addchar(&b, '\t');
+        luaL_addlstring(&b, s, l);
+        lua_pop(L, 1);
+    }
+    luaL_pushresult(&b);
+    size_t ml;
+    const char *msg = lua_tolstring(L, -1, &ml);
+    if (rt->print_cb) rt->print_cb(rt->ctx, chunk, chunklen, msg, ml);
+    return 0;
+}
+
+/* load(chunk [, chunkname [, mode [, env]]]): text strings only. */
+static int sb_load(lua_State *L) {
+    size_t l;
+    const char *s = lua_tolstring(L, 1, &l);
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaL_error(L, "load: only string chunks are allowed in the sandbox");
+    const char *chunkname = luaL_optstring(L, 2, "=(load)");
+    const char *mode = luaL_optstring(L, 3, "t");
+    int hasenv = !lua_isnone(L, 4);
+    int st;
+    if (strchr(mode, 't') == NULL) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
+        return 2;
+    }
+    st = luaL_loadbufferx(L, s, l, chunkname, "t");
+    if (st != LUA_OK) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (hasenv) lua_pushvalue(L, 4); else push_new_env(L);
+    lua_setupvalue(L, -2, 1);
+    return 1;
+}
+
+/* require(name): modules from the configured rule roots only. */
+static int valid_module_name(const char *s, size_t l) {
+    if (l == 0 || l > 200 || s[0] == '.' || s[l - 1] == '.') return 0;
+    for (size_t i = 0; i < l; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+              (c >= 'A' && c <= 'Z')))
+            return 0;
+        if (c == '.' && s[i + 1] == '.') return 0;
+    }
+    return 1;
+}
+
+static int sb_require(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    size_t l;
+    const char *name = luaL_checklstring(L, 1, &l);
+    if (lua_type(L, 1) != LUA_TSTRING || !valid_module_name(name, l))
+        return luaL_error(L, "require: invalid module name '%s' (use letters, digits, '_' and '.')", name);
+    lua_settop(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->modules_ref); /* 2 */
+    lua_pushvalue(L, 1);
+    int t = lua_rawget(L, 2);
+    if (t == LUA_TLIGHTUSERDATA)
+        return luaL_error(L, "require: module '%s' is being loaded (circular require)", name);
+    if (t != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+
+    char rel[256];
+    for (size_t i = 0; i <= l; i++) rel[i] = name[i] == '.' ? '/' : name[i];
+    for (int r = 0; r < rt->nroots; r++) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s.lua", rt->roots[r], rel) >= (int)sizeof path) continue;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        /* the resolved file must stay inside the root (no symlink escapes) */
+        char real[PATH_MAX];
+        if (realpath(path, real) == NULL) continue;
+        size_t rl = strlen(rt->roots[r]);
+        if (strncmp(real, rt->roots[r], rl) != 0 || real[rl] != '/') continue;
+        if ((size_t)st.st_size > LH_MAX_MODULE_SIZE)
+            return luaL_error(L, "require: module '%s' is too large", name);
+        size_t size = (size_t)st.st_size;
+        char *buf = (char *)lua_newuserdatauv(L, size ? size : 1, 0); /* 3: GC-owned */
+        FILE *f = fopen(real, "rb");
+        if (f == NULL) return luaL_error(L, "require: cannot open module '%s'", name);
+        size_t got = fread(buf, 1, size, f);
+        fclose(f);
+        if (got != size) return luaL_error(L, "require: cannot read module '%s'", name);
+        lua_pushfstring(L, "@%s/%s.lua", rt->root_names[r], rel); /* 4 */
+        int lst = luaL_loadbufferx(L, buf, size, lua_tostring(L, 4), "t"); /* 5 */
+        if (lst != LUA_OK) return lua_error(L);
+        push_new_env(L);
+        lua_setupvalue(L, 5, 1);
+        /* mark as loading */
+        lua_pushvalue(L, 1);
+        lua_pushlightuserdata(L, &tb_key);
+        lua_rawset(L, 2);
+        int cst = lua_pcall(L, 0, 1, 0); /* 5: result or error */
+        lua_pushvalue(L, 1);
+        if (cst != LUA_OK) {
+            lua_pushnil(L);
+            lua_rawset(L, 2);
+            return lua_error(L);
+        }
+        if (lua_isnil(L, 5)) { lua_pushboolean(L, 1); lua_replace(L, 5); }
+        lua_pushvalue(L, 5);
+        lua_rawset(L, 2);
+        return 1;
+    }
+    return luaL_error(L, "require: module '%s' not found in the rule roots", name);
+}
+
+/* xpcall: the message handler runs inside the erroring frame; when the error
+ * was raised by the budget hook, hooks are still disabled there, so a looping
+ * handler could never be stopped. Once the budget is exhausted the user's
+ * handler is therefore skipped and the error passes through unchanged. */
+static int xpcall_msgh(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    if (rt->exhausted) { lua_settop(L, 1); return 1; }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int finishpcall(lua_State *L, int status, lua_KContext extra) {
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int sb_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_msgh, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, finishpcall);
+    return finishpcall(L, status, 2);
+}
+
+/* math.random: reseeded with 0 on first use in every evaluation. */
+static int sb_random(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    if (rt->random_eval != rt->eval_id) {
+        rt->random_eval = rt->eval_id;
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_pushinteger(L, 0);
+        lua_call(L, 1, 0);
+    }
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* coroutine.create / wrap that install the budget hook on the new thread */
+static void hook_thread(lh_runtime *rt, lua_State *co) {
+    lua_sethook(co, lh_hook, LUA_MASKCOUNT, rt->exhausted ? 1 : rt->gran);
+}
+
+static int sb_cocreate(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    hook_thread(LH_RT(L), co);
+    return 1;
+}
+
+static int auxresume(lua_State *L, lua_State *co, int narg) {
+    int status, nres;
+    if (!lua_checkstack(co, narg)) {
+        lua_pushliteral(L, "too many arguments to resume");
+        return -1;
+    }
+    lua_xmove(L, co, narg);
+    status = lua_resume(co, L, narg, &nres);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nres + 1)) {
+            lua_pop(co, nres);
+            lua_pushliteral(L, "too many results to resume");
+            return -1;
+        }
+        lua_xmove(co, L, nres);
+        return nres;
+    } else {
+        lua_xmove(co, L, 1);
+        return -1;
+    }
+}
+
+static int auxwrap(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int r = auxresume(L, co, lua_gettop(L));
+    if (r < 0) {
+        int stat = lua_status(co);
+        if (stat != LUA_OK && stat != LUA_YIELD) {
+            stat = lua_resetthread(co);
+            lua_xmove(co, L, 1);
+        }
+        if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+        }
+        return lua_error(L);
+    }
+    return r;
+}
+
+static int sb_cowrap(lua_State *L) {
+    sb_cocreate(L);
+    lua_pushcclosure(L, auxwrap, 1);
+    return 1;
+}
+
+/* table.insert/remove/move/sort: charge their C loops to the budget */
+enum { CH_LEN = 1, CH_MOVE = 2, CH_SORT = 3 };
+
+static int sb_charged(lua_State *L) {
+    int kind = (int)lua_tointegerx(L, lua_upvalueindex(2), NULL);
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        int64_t cost = 0;
+        if (kind == CH_MOVE) {
+            lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
+            cost = e >= f ? (int64_t)((lua_Unsigned)e - (lua_Unsigned)f) : 0;
+            if (cost < 0) cost = INT64_MAX / 2;
+        } else {
+            lua_Integer n = luaL_len(L, 1);
+            cost = n > 0 ? n : 0;
+            if (kind == CH_SORT && n > 1) cost = (int64_t)((double)n * log2((double)n));
+        }
+        lh_charge(L, cost);
+    }
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* ======================================================================
+ * Host functions and host objects
+ * ====================================================================== */
+
+static int lh_trampoline(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    int n = lua_gettop(L);
+    if (n > rt->argcap) {
+        int cap = n < 16 ? 16 : n;
+        lh_value *a = (lh_value *)realloc(rt->args, sizeof(lh_value) * (size_t)cap);
+        if (a == NULL) return luaL_error(L, "not enough memory for host call arguments");
+        rt->args = a; rt->argcap = cap;
+    }
+    for (int i = 0; i < n; i++) lh_describe(L, i + 1, &rt->args[i]);
+    int64_t fnid = lua_tointegerx(L, lua_upvalueindex(1), NULL);
+    lh_tape out = {0};
+    int st = rt->host_cb(rt->ctx, L, fnid, rt->args, n, &out);
+    if (st != 0) {
+        luaL_where(L, 1);
+        if (out.count > 0 && out.values[0].kind == LH_STRING)
+            lua_pushlstring(L, out.arena + out.values[0].i, out.values[0].len);
+        else
+            lua_pushliteral(L, "host function failed");
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
+    int top = lua_gettop(L);
+    push_tape_raw(L, &out);
+    return lua_gettop(L) - top;
+}
+
+static int obj_newindex(lua_State *L) {
+    const char *name = "object";
+    if (lua_getmetatable(L, 1)) {
+        lua_pushliteral(L, "__lh_name");
+        if (lua_rawget(L, -2) == LUA_TSTRING) name = lua_tostring(L, -1);
+    }
+    return luaL_error(L, "attempt to modify read-only object '%s'", name);
+}
+
+static int obj_eq(lua_State *L) {
+    lh_value a, b;
+    lh_describe(L, 1, &a);
+    lh_describe(L, 2, &b);
+    lua_pushboolean(L, a.kind == LH_OBJECT && b.kind == LH_OBJECT && a.aux == b.aux && a.i == b.i);
+    return 1;
+}
+
+static int obj_tostring(lua_State *L) {
+    lh_value a;
+    const char *name = "object";
+    lh_describe(L, 1, &a);
+    if (lua_getmetatable(L, 1)) {
+        lua_pushliteral(L, "__lh_name");
+        if (lua_rawget(L, -2) == LUA_TSTRING) name = lua_tostring(L, -1);
+    }
+    lua_pushfstring(L, "%s: %I", name, (lua_Integer)a.i);
+    return 1;
+}
+
+/* ======================================================================
+ * Protected helpers
+ * ====================================================================== */
+
+static int ref_entry(lua_State *L) {
+    int *ref = (int *)lua_touserdata(L, 1);
+    lua_settop(L, 2);
+    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_ref_at(lua_State *L, int idx, int *ref) {
+    idx = lua_absindex(L, idx);
+    *ref = LUA_NOREF;
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, ref_entry);
+    lua_pushlightuserdata(L, ref);
+    lua_pushvalue(L, idx);
+    int st = lua_pcall(L, 2, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+struct unref_params { const int *refs; int n; };
+static int unref_entry(lua_State *L) {
+    struct unref_params *p = (struct unref_params *)lua_touserdata(L, 1);
+    for (int i = 0; i < p->n; i++) luaL_unref(L, LUA_REGISTRYINDEX, p->refs[i]);
+    return 0;
+}
+
+int lh_unref(lua_State *L, const int *refs, int n) {
+    struct unref_params p = { refs, n };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, unref_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+static int push_tape_entry(lua_State *L) {
+    const lh_tape *t = (const lh_tape *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    push_tape_raw(L, t);
+    return lua_gettop(L);
+}
+
+int lh_push_tape(lua_State *L, const lh_tape *tape) {
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, push_tape_entry);
+    lua_pushlightuserdata(L, (void *)tape);
+    int st = lua_pcall(L, 1, tape ? tape->ntop : 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+struct field_params { int tref; const char *key; size_t keylen; const lh_tape *value; };
+
+static int rawget_entry(lua_State *L) {
+    struct field_params *p = (struct field_params *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, p->tref) != LUA_TTABLE) {
+        lua_pushnil(L);
+        return 1;
+    }
+    push_backing(L, 1);
+    lua_pushlstring(L, p->key, p->keylen);
+    lua_rawget(L, -2);
+    return 1;
+}
+
+int lh_rawget_field(lua_State *L, int tref, const char *key, size_t keylen) {
+    struct field_params p = { tref, key, keylen, NULL };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, rawget_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 1, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+static int rawset_entry(lua_State *L) {
+    struct field_params *p = (struct field_params *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, p->tref) != LUA_TTABLE)
+        return luaL_error(L, "not a table");
+    push_backing(L, 1);
+    lua_pushlstring(L, p->key, p->keylen);
+    push_tape_raw(L, p->value);
+    lua_settop(L, 4);
+    lua_rawset(L, 2);
+    return 0;
+}
+
+int lh_rawset_field(lua_State *L, int tref, const char *key, size_t keylen, const lh_tape *value) {
+    struct field_params p = { tref, key, keylen, value };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, rawset_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *value) {
+    return lh_rawset_field(rt->L, rt->base_ref, key, keylen, value);
+}
+
+struct fn_params { int64_t fnid; const char *name; int ref; int32_t cls; };
+
+static int new_function_entry(lua_State *L) {
+    struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushinteger(L, (lua_Integer)p->fnid);
+    lua_pushstring(L, p->name);
+    lua_pushcclosure(L, lh_trampoline, 2);
+    p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
+    struct fn_params p = { fnid, name, LUA_NOREF, 0 };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, new_function_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    *ref = p.ref;
+    return map_status(st);
+}
+
+static int new_class_entry(lua_State *L) {
+    struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
+    lh_runtime *rt = LH_RT(L);
+    lua_settop(L, 0);
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)p->fnid);
+    lua_pushstring(L, p->name);
+    lua_pushcclosure(L, lh_trampoline, 2);
+    lua_setfield(L, 1, "__index");
+    lua_pushcfunction(L, obj_newindex); lua_setfield(L, 1, "__newindex");
+    lua_pushcfunction(L, obj_eq); lua_setfield(L, 1, "__eq");
+    lua_pushcfunction(L, obj_tostring); lua_setfield(L, 1, "__tostring");
+    lua_pushstring(L, p->name); lua_setfield(L, 1, "__lh_name");
+    lua_pushboolean(L, 0); lua_setfield(L, 1, "__metatable");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, p->cls);
+    return 0;
+}
+
+int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid) {
+    struct fn_params p = { index_fnid, name, LUA_NOREF, classid };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, new_class_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+struct freeze_params { int tref; const char *name; int deep; };
+static int freeze_entry(lua_State *L) {
+    struct freeze_params *p = (struct freeze_params *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, p->tref) != LUA_TTABLE)
+        return luaL_error(L, "freeze: not a table");
+    freeze_table(L, 1, p->name, p->deep, 0);
+    return 0;
+}
+
+int lh_freeze(lua_State *L, int tref, const char *name, int deep) {
+    struct freeze_params p = { tref, name, deep };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, freeze_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+static int new_table_entry(lua_State *L) {
+    int *ref = (int *)lua_touserdata(L, 1);
+    lua_newtable(L);
+    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_new_table(lua_State *L, int *ref) {
+    *ref = LUA_NOREF;
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, new_table_entry);
+    lua_pushlightuserdata(L, ref);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+void lh_push_backing(lua_State *L, int idx) { push_backing(L, idx); }
+
+void lh_ref_source(lua_State *L, int ref, char *buf, size_t n) {
+    lua_Debug ar;
+    if (n == 0) return;
+    buf[0] = 0;
+    if (!lua_checkstack(L, 2)) return;
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, ref) != LUA_TFUNCTION) { lua_pop(L, 1); return; }
+    if (lua_getinfo(L, ">S", &ar) && ar.what[0] != 'C') {
+        snprintf(buf, n, "%s", ar.short_src);
+    }
+}
+
+void lh_push_ref(lua_State *L, int ref) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+}
+
+/* ======================================================================
+ * Evaluations
+ * ====================================================================== */
+
+/* Message handler: records the first Lua frame, keeps a traceback aside and
+ * never calls metamethods of the error object. */
+static int lh_msgh(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    record_first_lua_frame(L, 1, rt->err_chunk, &rt->err_line);
+    int t = lua_type(L, 1);
+    if (t == LUA_TNUMBER) {
+        lua_tolstring(L, 1, NULL); /* converts in place: no metamethods */
+    } else if (t != LUA_TSTRING) {
+        lua_pushfstring(L, "error object is a %s value", lua_typename(L, t));
+        lua_replace(L, 1);
+    }
+    lua_settop(L, 1);
+    luaL_traceback(L, L, NULL, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &tb_key);
+    rt->tb_valid = 1;
+    return 1;
+}
+
+static void clear_error(lh_runtime *rt) {
+    rt->err_chunk[0] = 0; rt->err_line = 0;
+    rt->err_msg = NULL; rt->err_msg_len = 0;
+    rt->err_tb = NULL; rt->err_tb_len = 0;
+}
+
+static int finish_status(lh_runtime *rt, int st) {
+    lua_State *L = rt->L;
+    int code;
+    if (rt->exhausted) code = rt->exhausted;
+    else if (st == LUA_OK) return LH_OK;
+    else if (st == LUA_ERRMEM) code = LH_ERR_MEMORY;
+    else if (st == LUA_ERRERR) code = LH_ERR_HANDLER;
+    else code = LH_ERR_RUNTIME;
+    if (st != LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+        rt->err_msg = lua_tolstring(L, -1, &rt->err_msg_len);
+        if (code == LH_ERR_RUNTIME && rt->mem_refused && strcmp(rt->err_msg, "not enough memory") == 0)
+            code = LH_ERR_MEMORY;
+    }
+    if (rt->tb_valid && lua_checkstack(L, 2)) {
+        if (lua_rawgetp(L, LUA_REGISTRYINDEX, &tb_key) == LUA_TSTRING)
+            rt->err_tb = lua_tolstring(L, -1, &rt->err_tb_len);
+    }
+    if (code == LH_ERR_BUDGET || code == LH_ERR_TIMEOUT) {
+        if (rt->ex_line > 0) {
+            memcpy(rt->err_chunk, rt->ex_chunk, LUA_IDSIZE);
+            rt->err_line = rt->ex_line;
+        }
+    }
+    return code;
+}
+
+struct load_params { int ref; };
+
+static int load_entry(lua_State *L) {
+    struct load_params *p = (struct load_params *)lua_touserdata(L, 1);
+    /* 2: the compiled chunk */
+    push_new_env(L);
+    lua_setupvalue(L, 2, 1);
+    lua_settop(L, 2);
+    lua_call(L, 0, 1);
+    p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_load(lh_runtime *rt, const char *buf, size_t len, const char *chunkname, int *ref) {
+    lua_State *L = rt->L;
+    struct load_params p = { LUA_NOREF };
+    rt->top0 = lua_gettop(L);
+    clear_error(rt);
+    *ref = LUA_NOREF;
+    if (!lua_checkstack(L, 8)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, lh_msgh);
+    int msgh = lua_gettop(L);
+    rt->mem_refused = 0;
+    int st = luaL_loadbufferx(L, buf, len, chunkname, "t");
+    if (st != LUA_OK) {
+        if (lua_type(L, -1) == LUA_TSTRING) rt->err_msg = lua_tolstring(L, -1, &rt->err_msg_len);
+        return st == LUA_ERRSYNTAX ? LH_ERR_SYNTAX : (st == LUA_ERRMEM ? LH_ERR_MEMORY : LH_ERR_RUNTIME);
+    }
+    lua_pushcfunction(L, load_entry);
+    lua_insert(L, -2);
+    lua_pushlightuserdata(L, &p);
+    lua_insert(L, -2);
+    begin_eval(rt);
+    st = lua_pcall(L, 2, 0, msgh);
+    end_eval(rt);
+    int code = finish_status(rt, st);
+    if (code == LH_OK) *ref = p.ref;
+    else if (st == LUA_OK && p.ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, p.ref);
+    return code;
+}
+
+struct call_params { int fnref; const lh_tape *args; };
+
+static int call_entry(lua_State *L) {
+    struct call_params *p = (struct call_params *)lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->fnref);
+    push_tape_raw(L, p->args);
+    lua_call(L, p->args ? p->args->ntop : 0, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
+int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int *nresults) {
+    lua_State *L = rt->L;
+    struct call_params p = { fnref, args };
+    rt->top0 = lua_gettop(L);
+    clear_error(rt);
+    *nresults = 0;
+    if (!lua_checkstack(L, 8)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, lh_msgh);
+    int msgh = lua_gettop(L);
+    lua_pushcfunction(L, call_entry);
+    lua_pushlightuserdata(L, &p);
+    begin_eval(rt);
+    int st = lua_pcall(L, 1, LUA_MULTRET, msgh);
+    end_eval(rt);
+    int code = finish_status(rt, st);
+    if (code == LH_OK) *nresults = lua_gettop(L) - msgh;
+    return code;
+}
+
+void lh_error(lh_runtime *rt, lh_error_info *info) {
+    info->message = rt->err_msg; info->message_len = rt->err_msg_len;
+    info->traceback = rt->err_tb; info->traceback_len = rt->err_tb_len;
+    info->chunk = rt->err_chunk;
+    info->line = rt->err_line;
+}
+
+void lh_finish(lh_runtime *rt) {
+    lua_settop(rt->L, rt->top0);
+}
+
+/* ======================================================================
+ * State creation
+ * ====================================================================== */
+
+static void copy_global(lua_State *L, int base, const char *name) {
+    lua_getglobal(L, name);
+    lua_setfield(L, base, name);
+}
+
+static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
+    lua_pushcfunction(L, f);
+    lua_setfield(L, t, name);
+}
+
+static void wrap_charged(lua_State *L, int t, const char *name, int kind) {
+    lua_getfield(L, t, name);
+    lua_pushinteger(L, kind);
+    lua_pushcclosure(L, sb_charged, 2);
+    lua_setfield(L, t, name);
+}
+
+static int setup_entry(lua_State *L) {
+    lh_runtime *rt = (lh_runtime *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1);
+    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+    luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+    lua_settop(L, 0);
+
+    /* registry tables */
+    lua_newtable(L); /* frozen: weak keys */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k"); lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    rt->frozen_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L); rt->modules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L); rt->classes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    /* base environment */
+    lua_newtable(L);
+    int B = lua_gettop(L);
+    static const char *const kept[] = {
+        "assert", "error", "ipairs", "pairs", "pcall", "rawequal", "select",
+        "getmetatable", "tonumber", "tostring", "type", "_VERSION", NULL };
+    for (int i = 0; kept[i]; i++) copy_global(L, B, kept[i]);
+    set_fn(L, B, "next", sb_next);
+    set_fn(L, B, "xpcall", sb_xpcall);
+    set_fn(L, B, "rawget", sb_rawget);
+    set_fn(L, B, "rawset", sb_rawset);
+    set_fn(L, B, "rawlen", sb_rawlen);
+    set_fn(L, B, "setmetatable", sb_setmetatable);
+    set_fn(L, B, "collectgarbage", sb_collectgarbage);
+    set_fn(L, B, "print", sb_print);
+    set_fn(L, B, "load", sb_load);
+    set_fn(L, B, "require", sb_require);
+
+    /* string */
+    lua_getglobal(L, "string");
+    int S = lua_gettop(L);
+    set_fn(L, S, "find", lh_str_find);
+    set_fn(L, S, "match", lh_str_match);
+    set_fn(L, S, "gmatch", lh_str_gmatch);
+    set_fn(L, S, "gsub", lh_str_gsub);
+    lua_pushnil(L); lua_setfield(L, S, "dump");
+    /* table */
+    lua_getglobal(L, "table");
+    int T = lua_gettop(L);
+    wrap_charged(L, T, "insert", CH_LEN);
+    wrap_charged(L, T, "remove", CH_LEN);
+    wrap_charged(L, T, "move", CH_MOVE);
+    wrap_charged(L, T, "sort", CH_SORT);
+    /* math */
+    lua_getglobal(L, "math");
+    int M = lua_gettop(L);
+    lua_getfield(L, M, "random");
+    lua_getfield(L, M, "randomseed");
+    lua_pushcclosure(L, sb_random, 2);
+    lua_setfield(L, M, "random");
+    lua_pushnil(L); lua_setfield(L, M, "randomseed");
+    /* coroutine */
+    lua_getglobal(L, "coroutine");
+    int C = lua_gettop(L);
+    set_fn(L, C, "create", sb_cocreate);
+    set_fn(L, C, "wrap", sb_cowrap);
+    lua_getglobal(L, "utf8");
+    int U = lua_gettop(L);
+
+    /* string metatable: __index = the sandbox string functions (backing),
+     * __metatable = a read-only stand-in */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    int SM = lua_gettop(L);
+
+    static const char *const libs[] = { "string", "table", "math", "coroutine", "utf8" };
+    int idx[] = { S, T, M, C, U };
+    for (int i = 0; i < 5; i++) {
+        freeze_table(L, idx[i], libs[i], 0, 0);
+        lua_pushvalue(L, idx[i]);
+        lua_setfield(L, B, libs[i]);
+    }
+    push_backing(L, S);
+    lua_setfield(L, SM, "__index");
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, S);
+    lua_setfield(L, -2, "__index");
+    freeze_table(L, -1, "string metatable", 0, 0);
+    lua_setfield(L, SM, "__metatable");
+
+    /* shared metatable of every plugin environment */
+    lua_createtable(L, 0, 2);
+    lua_pushvalue(L, B); lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0); lua_setfield(L, -2, "__metatable");
+    rt->env_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, B);
+    rt->base_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    /* the original global table keeps nothing dangerous (no io/os/debug/
+     * package were opened), but drop load/dofile/loadfile anyway */
+    lua_pushnil(L); lua_setglobal(L, "load");
+    lua_pushnil(L); lua_setglobal(L, "dofile");
+    lua_pushnil(L); lua_setglobal(L, "loadfile");
+    lua_pushnil(L); lua_setglobal(L, "collectgarbage");
+    return 0;
+}
+
+static void free_roots(lh_runtime *rt) {
+    for (int i = 0; i < rt->nroots; i++) { free(rt->roots[i]); free(rt->root_names[i]); }
+    free(rt->roots); free(rt->root_names);
+    rt->roots = rt->root_names = NULL; rt->nroots = 0;
+}
+
+lh_runtime *lh_open(const lh_config *cfg, const char **why) {
+    lh_runtime *rt = (lh_runtime *)calloc(1, sizeof(lh_runtime));
+    *why = NULL;
+    if (rt == NULL) { *why = "out of memory"; return NULL; }
+    rt->limit = cfg->memory_limit;
+    rt->budget = cfg->instruction_budget > 0 ? cfg->instruction_budget : 1;
+    rt->time_limit = cfg->time_limit;
+    rt->pattern_limit = cfg->pattern_step_limit;
+    rt->ctx = cfg->ctx;
+    rt->host_cb = cfg->host_cb;
+    rt->print_cb = cfg->print_cb;
+    rt->gran = 1000;
+    if (cfg->nroots > 0) {
+        rt->roots = (char **)calloc((size_t)cfg->nroots, sizeof(char *));
+        rt->root_names = (char **)calloc((size_t)cfg->nroots, sizeof(char *));
+        if (!rt->roots || !rt->root_names) { free_roots(rt); free(rt); *why = "out of memory"; return NULL; }
+        for (int i = 0; i < cfg->nroots; i++) {
+            char real[PATH_MAX];
+            if (realpath(cfg->require_roots[i], real) == NULL) continue; /* missing root: skip */
+            const char *slash = strrchr(real, '/');
+            const char *base = (slash && slash[1]) ? slash + 1 : real;
+            rt->roots[rt->nroots] = strdup(real);
+            rt->root_names[rt->nroots] = strdup(base);
+            rt->nroots++;
+        }
+    }
+    lua_State *L = lua_newstate(lh_alloc, rt);
+    if (L == NULL) { free_roots(rt); free(rt); *why = "cannot create a Lua state within the memory limit"; return NULL; }
+    rt->L = L;
+    LH_RT(L) = rt;
+    lua_pushcfunction(L, setup_entry);
+    lua_pushlightuserdata(L, rt);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) {
+        *why = st == LUA_ERRMEM ? "cannot build the sandbox within the memory limit"
+                                : "cannot build the sandbox";
+        lua_close(L);
+        free_roots(rt); free(rt);
+        return NULL;
+    }
+    return rt;
+}
+
+void lh_close(lh_runtime *rt) {
+    if (rt == NULL) return;
+    lua_close(rt->L);
+    free_roots(rt);
+    free(rt->args);
+    free(rt);
+}
+
+lua_State *lh_state(lh_runtime *rt) { return rt->L; }
+size_t lh_memory_in_use(lh_runtime *rt) { return rt->used; }

@@ -1,0 +1,612 @@
+import CLua
+import CLuaShim
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A host function: receives the Lua arguments, returns the results.
+/// Throwing raises a Lua error in the calling script (catchable by `pcall`).
+public typealias LuaHostFunction = (LuaArguments) throws -> [LuaValue]
+
+/// One sandboxed Lua 5.4 state.
+///
+/// **Thread safety:** not thread-safe and deliberately not `Sendable`: one
+/// owner uses it at a time (create one runtime per worker). ``LuaRef`` values
+/// are `Sendable` and may be dropped on any thread, but may only be *used*
+/// with the runtime that made them.
+///
+/// **Error safety:** Swift never calls a Lua API function that can raise.
+/// Everything that can raise (allocation, metamethods, running Lua code) runs
+/// inside protected calls made by the C shim (CLuaShim); host functions are
+/// reached through a C trampoline and only fill a C result buffer. The only
+/// Lua functions Swift calls directly are non-raising accessors (`lua_type`,
+/// `lua_toboolean`, `lua_tointegerx`, `lua_tonumberx`, `lua_tolstring` on
+/// string values only, `lua_rawgeti`, `lua_next` during a traversal it
+/// started itself, `lua_checkstack`, `lua_settop`, `lua_gettop`,
+/// `lua_absindex`, `lua_pushnil`).
+public final class LuaRuntime {
+    /// Limits and hooks of a runtime.
+    public struct Configuration: Sendable {
+        /// Cap on the bytes the Lua state may allocate. Default 64 MiB.
+        public var memoryLimit: Int = 64 << 20
+        /// Budget per evaluation (`loadPlugin`/`call`), in units: one per VM
+        /// instruction, one per pattern-matcher step, one per 64 bytes
+        /// allocated, one per element moved by table.insert/remove/move
+        /// (n·log2 n for table.sort). Default 10 million.
+        public var instructionBudget: Int = 10_000_000
+        /// Wall-clock limit per evaluation; `nil` for none. Default 2 s.
+        public var timeLimit: Duration? = .seconds(2)
+        /// Matcher steps allowed for one string.find/match/gsub call (one
+        /// gmatch iteration) before "pattern too complex". Default 5 million.
+        public var patternStepLimit: Int = 5_000_000
+        /// Maximum nesting of tables converted between Lua and Swift. Default 32.
+        public var maxTableDepth: Int = 32
+        /// Maximum number of table entries in one converted value. Default 100 000.
+        public var maxTableEntries: Int = 100_000
+        /// Folders `require` may load modules from (`a.b` → `<root>/a/b.lua`).
+        public var requireRoots: [String] = []
+        /// Receives `print(...)` output: (chunk, message), e.g.
+        /// ("rules/x.lua", "hello\t1"). Default: discarded.
+        public var print: (@Sendable (_ chunk: String, _ message: String) -> Void)?
+
+        public init(
+            memoryLimit: Int = 64 << 20,
+            instructionBudget: Int = 10_000_000,
+            timeLimit: Duration? = .seconds(2),
+            patternStepLimit: Int = 5_000_000,
+            requireRoots: [String] = [],
+            print: (@Sendable (_ chunk: String, _ message: String) -> Void)? = nil
+        ) {
+            self.memoryLimit = memoryLimit
+            self.instructionBudget = instructionBudget
+            self.timeLimit = timeLimit
+            self.patternStepLimit = patternStepLimit
+            self.requireRoots = requireRoots
+            self.print = print
+        }
+    }
+
+    public let configuration: Configuration
+    private var rt: OpaquePointer!
+    private var L: OpaquePointer { lh_state(rt) }
+    let owner = LuaRefOwner()
+    private var functions: [(name: String, body: LuaHostFunction)] = []
+    private var classCount: Int32 = 0
+    private let argTape = Tape()
+    private let resultTape = Tape()
+    private var evaluating = false
+
+    /// Creates a sandboxed state. Throws ``LuaHostError/setupFailed(reason:)``.
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        let roots = configuration.requireRoots.map { strdup($0) }
+        defer { roots.forEach { free($0) } }
+        var why: UnsafePointer<CChar>? = nil
+        let seconds: Double
+        if let t = configuration.timeLimit {
+            let c = t.components
+            seconds = Double(c.seconds) + Double(c.attoseconds) * 1e-18
+        } else {
+            seconds = 0
+        }
+        let handle: OpaquePointer? = roots.map { UnsafePointer<CChar>($0) }.withUnsafeBufferPointer { rootBuf in
+            var cfg = lh_config()
+            cfg.memory_limit = configuration.memoryLimit
+            cfg.instruction_budget = Int64(configuration.instructionBudget)
+            cfg.time_limit = seconds
+            cfg.pattern_step_limit = Int64(configuration.patternStepLimit)
+            cfg.require_roots = UnsafePointer(rootBuf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) })
+            cfg.nroots = Int32(rootBuf.count)
+            cfg.ctx = Unmanaged.passUnretained(self).toOpaque()
+            cfg.host_cb = { ctx, L, fnid, args, nargs, out in
+                let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
+                return me.dispatch(L!, fnid, args, nargs, out!)
+            }
+            cfg.print_cb = { ctx, chunk, chunkLen, msg, msgLen in
+                let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
+                guard let handler = me.configuration.print else { return }
+                let c = String(decoding: UnsafeRawBufferPointer(start: chunk, count: chunkLen), as: UTF8.self)
+                let m = String(decoding: UnsafeRawBufferPointer(start: msg, count: msgLen), as: UTF8.self)
+                handler(c, m)
+            }
+            return lh_open(&cfg, &why)
+        }
+        guard let handle else {
+            throw LuaHostError.setupFailed(reason: why.map { String(cString: $0) } ?? "unknown")
+        }
+        rt = handle
+    }
+
+    deinit {
+        lh_close(rt)
+    }
+
+    /// Bytes currently allocated by the Lua state.
+    public var memoryInUse: Int { lh_memory_in_use(rt) }
+
+    // MARK: - Evaluations
+
+    /// Compiles `source` (text only) as chunk `chunkName` (e.g.
+    /// `rules/no_double_booking.lua`; errors then read
+    /// `rules/no_double_booking.lua:12: ...`), runs it in a fresh
+    /// environment under the budget and returns its first return value.
+    public func loadPlugin(source: String, chunkName: String) throws -> LuaRef {
+        var s = source
+        return try s.withUTF8 { try loadPlugin(buffer: UnsafeRawBufferPointer($0), chunkName: chunkName) }
+    }
+
+    /// Byte variant of ``loadPlugin(source:chunkName:)``.
+    public func loadPlugin(bytes: [UInt8], chunkName: String) throws -> LuaRef {
+        try bytes.withUnsafeBytes { try loadPlugin(buffer: $0, chunkName: chunkName) }
+    }
+
+    private func loadPlugin(buffer: UnsafeRawBufferPointer, chunkName: String) throws -> LuaRef {
+        try beginEvaluation()
+        defer { evaluating = false }
+        let name = chunkName.hasPrefix("@") || chunkName.hasPrefix("=") ? chunkName : "@" + chunkName
+        let display = String(name.dropFirst())
+        var ref: Int32 = 0
+        let code = lh_load(rt, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count, name, &ref)
+        defer { lh_finish(rt) }
+        if code != LH_OK { throw makeError(code, fallbackChunk: display) }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    /// Calls `function` with `args` under the budget and returns all its
+    /// results (tables are deep-copied, functions come back as references).
+    public func call(_ function: LuaRef, _ args: [LuaValue] = []) throws -> [LuaValue] {
+        guard function.owner === owner else {
+            throw LuaHostError.invalidValue(reason: "reference belongs to another runtime")
+        }
+        try beginEvaluation()
+        defer { evaluating = false }
+        argTape.reset()
+        try argTape.encode(args, owner: owner, maxDepth: configuration.maxTableDepth)
+        var tape = argTape.tape
+        var n: Int32 = 0
+        let code = lh_call(rt, function.ref, &tape, &n)
+        defer { lh_finish(rt) }
+        if code != LH_OK {
+            var buf = [CChar](repeating: 0, count: 256)
+            lh_ref_source(L, function.ref, &buf, buf.count)
+            throw makeError(code, fallbackChunk: buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        var results: [LuaValue] = []
+        results.reserveCapacity(Int(n))
+        let top = lua_gettop(L)
+        var entries = 0
+        for i in 0..<n {
+            results.append(try readValue(top - n + 1 + i, depth: 0, entries: &entries))
+        }
+        return results
+    }
+
+    /// Variadic convenience for ``call(_:_:)``.
+    public func call(_ function: LuaRef, _ args: LuaValue...) throws -> [LuaValue] {
+        try call(function, args)
+    }
+
+    private func beginEvaluation() throws {
+        guard !evaluating else {
+            throw LuaHostError.misuse(reason: "re-entrant evaluation: a host function cannot call back into its runtime")
+        }
+        evaluating = true
+        releasePendingRefs()
+    }
+
+    private func releasePendingRefs() {
+        let refs = owner.pending.withLock { p -> [Int32] in
+            let r = p
+            p.removeAll(keepingCapacity: true)
+            return r
+        }
+        if !refs.isEmpty {
+            _ = refs.withUnsafeBufferPointer { lh_unref(L, $0.baseAddress, Int32($0.count)) }
+        }
+    }
+
+    // MARK: - Tables and values
+
+    /// `table[key]`, read raw (no metamethods; read-only tables are seen
+    /// through). `.nil` if `table` is not a table.
+    public func field(_ table: LuaRef, _ key: String) throws -> LuaValue {
+        try checkOwner(table)
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        let code = key.utf8.withContiguousStorageIfAvailable { u in
+            lh_rawget_field(L, table.ref, UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count)
+        } ?? {
+            let k = Array(key.utf8)
+            return k.withUnsafeBufferPointer {
+                lh_rawget_field(L, table.ref, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), $0.count)
+            }
+        }()
+        if code != LH_OK { throw memoryError("host") }
+        var entries = 0
+        return try readValue(-1, depth: 0, entries: &entries)
+    }
+
+    /// `table[key] = value`, raw. The host may write into read-only tables.
+    public func setField(_ table: LuaRef, _ key: String, _ value: LuaValue) throws {
+        try checkOwner(table)
+        let tape = Tape()
+        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+        var t = tape.tape
+        var k = key
+        let code = k.withUTF8 { u in
+            lh_rawset_field(L, table.ref, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, &t)
+        }
+        if code != LH_OK { throw memoryError("host") }
+    }
+
+    /// Defines `name` in the shared, read-only base environment that every
+    /// plugin sees (e.g. a frozen table of calendar helpers).
+    public func setGlobal(_ name: String, _ value: LuaValue) throws {
+        let tape = Tape()
+        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+        var t = tape.tape
+        var k = name
+        let code = k.withUTF8 { u in
+            lh_set_base(rt, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, &t)
+        }
+        if code != LH_OK { throw memoryError("host") }
+    }
+
+    /// Deep copy of the value a reference holds.
+    public func value(of ref: LuaRef) throws -> LuaValue {
+        try checkOwner(ref)
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 2) != 0 else { throw memoryError("host") }
+        lh_push_ref(L, ref.ref)
+        var entries = 0
+        return try readValue(-1, depth: 0, entries: &entries, copyReferencedTables: true)
+    }
+
+    /// Stores a value in the registry (tables are created from the copy).
+    public func makeRef(_ value: LuaValue) throws -> LuaRef {
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        let tape = Tape()
+        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+        var t = tape.tape
+        guard lh_push_tape(L, &t) == LH_OK else { throw memoryError("host") }
+        var ref: Int32 = 0
+        guard lh_ref_at(L, -1, &ref) == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    /// A new empty table.
+    public func newTable() throws -> LuaRef {
+        var ref: Int32 = 0
+        guard lh_new_table(L, &ref) == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    /// Makes a table read-only in place: writes from Lua (`t.x = 1`,
+    /// `rawset`, `table.insert`, ...) raise
+    /// `attempt to modify read-only table '<name>'`. Reads, `pairs`, `ipairs`,
+    /// `#`, `next`, `rawget` and `rawlen` keep working. With `deep`, nested
+    /// tables without a metatable are frozen too. Tables that already have a
+    /// metatable are left unchanged.
+    public func freeze(_ table: LuaRef, name: String, deep: Bool = true) throws {
+        try checkOwner(table)
+        let code = lh_freeze(L, table.ref, name, deep ? 1 : 0)
+        if code != LH_OK { throw LuaHostError.invalidValue(reason: "cannot freeze: not a table or out of memory") }
+    }
+
+    // MARK: - Host functions and objects
+
+    /// Makes a Lua function that runs `body` (through the C trampoline).
+    public func makeFunction(name: String, _ body: @escaping LuaHostFunction) throws -> LuaRef {
+        let id = Int64(functions.count)
+        functions.append((name, body))
+        var ref: Int32 = 0
+        guard lh_new_function(L, id, name, &ref) == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    /// Makes a host function and stores it as `table[name]`, or in the shared
+    /// base environment when `table` is nil.
+    public func registerFunction(name: String, in table: LuaRef? = nil, _ body: @escaping LuaHostFunction) throws {
+        let f = try makeFunction(name: name, body)
+        if let table {
+            try setField(table, name, .function(f))
+        } else {
+            try setGlobal(name, .function(f))
+        }
+    }
+
+    /// Registers a class of host objects. `index(object, key)` serves
+    /// `object[key]` / `object.key` in Lua (return a `.function` to provide
+    /// methods). Objects are read-only to Lua, compare equal when class and id
+    /// match, and print as `Name: id`.
+    public func registerClass(name: String, index: @escaping (LuaObject, LuaValue) throws -> LuaValue) throws -> LuaClassID {
+        classCount += 1
+        let cls = LuaClassID(rawValue: classCount)
+        let id = Int64(functions.count)
+        functions.append((name + ".__index", { args in
+            let obj = try args.object(0)
+            return [try index(obj, try args.value(1))]
+        }))
+        guard lh_new_class(L, cls.rawValue, name, id) == LH_OK else { throw memoryError("host") }
+        return cls
+    }
+
+    // MARK: - Internals
+
+    private func checkOwner(_ r: LuaRef) throws {
+        guard r.owner === owner else {
+            throw LuaHostError.invalidValue(reason: "reference belongs to another runtime")
+        }
+    }
+
+    private func memoryError(_ chunk: String) -> LuaHostError {
+        .memoryExceeded(chunk: chunk, limit: configuration.memoryLimit)
+    }
+
+    /// Host-function dispatch, called by the C trampoline.
+    fileprivate func dispatch(_ L: OpaquePointer, _ fnid: Int64, _ args: UnsafePointer<lh_value>?,
+                              _ nargs: Int32, _ out: UnsafeMutablePointer<lh_tape>) -> Int32 {
+        resultTape.reset()
+        let f = functions[Int(fnid)]
+        let a = LuaArguments(runtime: self, L: L, base: args, count: Int(nargs), functionName: f.name)
+        do {
+            let results = try f.body(a)
+            try resultTape.encode(results, owner: owner, maxDepth: configuration.maxTableDepth)
+            out.pointee = resultTape.tape
+            return 0
+        } catch {
+            resultTape.reset()
+            let message: String
+            if let e = error as? LuaScriptError { message = e.message } else { message = "\(error)" }
+            resultTape.appendString(message)
+            out.pointee = resultTape.tape
+            return 1
+        }
+    }
+
+    /// Converts the stack value at `idx` (raw access only).
+    func readValue(_ idx: Int32, depth: Int, entries: inout Int, copyReferencedTables: Bool = true,
+                   on state: OpaquePointer? = nil) throws -> LuaValue {
+        let L = state ?? self.L
+        let idx = lua_absindex(L, idx)
+        switch lua_type(L, idx) {
+        case LUA_TNIL, LUA_TNONE:
+            return .nil
+        case LUA_TBOOLEAN:
+            return .boolean(lua_toboolean(L, idx) != 0)
+        case LUA_TNUMBER:
+            if lua_isinteger(L, idx) != 0 { return .integer(lua_tointegerx(L, idx, nil)) }
+            return .number(lua_tonumberx(L, idx, nil))
+        case LUA_TSTRING:
+            var len = 0
+            let p = lua_tolstring(L, idx, &len)
+            let raw = UnsafeRawBufferPointer(start: p, count: len)
+            if let s = String(validating: raw, as: UTF8.self) { return .string(s) }
+            return .bytes(Array(raw))
+        case LUA_TTABLE:
+            return try readTable(L, idx, depth: depth, entries: &entries)
+        case LUA_TFUNCTION:
+            return .function(try refAt(L, idx))
+        case LUA_TUSERDATA:
+            var v = lh_value()
+            lh_describe(L, idx, &v)
+            if v.kind == LH_OBJECT { return .object(LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i)) }
+            return .reference(try refAt(L, idx))
+        default:
+            return .reference(try refAt(L, idx))
+        }
+    }
+
+    private func refAt(_ L: OpaquePointer, _ idx: Int32) throws -> LuaRef {
+        var ref: Int32 = 0
+        guard lh_ref_at(L, idx, &ref) == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    private func readTable(_ L: OpaquePointer, _ idx: Int32, depth: Int, entries: inout Int) throws -> LuaValue {
+        guard depth < configuration.maxTableDepth else {
+            throw LuaHostError.invalidValue(
+                reason: "table nested deeper than \(configuration.maxTableDepth) levels (or cyclic)")
+        }
+        guard lua_checkstack(L, 6) != 0 else { throw memoryError("host") }
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        lh_push_backing(L, idx)
+        let t = lua_gettop(L)
+        var table = LuaTable()
+        var n: Int64 = 1
+        while true {
+            if lua_rawgeti(L, t, n) == LUA_TNIL { lua_settop(L, t); break }
+            entries += 1
+            try checkEntries(entries)
+            table.array.append(try readValue(-1, depth: depth + 1, entries: &entries, on: L))
+            lua_settop(L, t)
+            n += 1
+        }
+        lua_pushnil(L)
+        while lua_next(L, t) != 0 {
+            if lua_type(L, -2) == LUA_TNUMBER && lua_isinteger(L, -2) != 0 {
+                let k = lua_tointegerx(L, -2, nil)
+                if k >= 1 && k < n { lua_settop(L, t + 1); continue }
+            }
+            entries += 1
+            try checkEntries(entries)
+            let key = try readValue(-2, depth: depth + 1, entries: &entries, on: L)
+            let value = try readValue(-1, depth: depth + 1, entries: &entries, on: L)
+            table.hash[key] = value
+            lua_settop(L, t + 1)
+        }
+        return .table(table)
+    }
+
+    private func checkEntries(_ n: Int) throws {
+        if n > configuration.maxTableEntries {
+            throw LuaHostError.invalidValue(reason: "table has more than \(configuration.maxTableEntries) entries")
+        }
+    }
+
+    private func makeError(_ code: Int32, fallbackChunk: String) -> LuaHostError {
+        var info = lh_error_info()
+        lh_error(rt, &info)
+        var message = "unknown error"
+        if let m = info.message {
+            message = String(decoding: UnsafeRawBufferPointer(start: m, count: info.message_len), as: UTF8.self)
+        }
+        var traceback = ""
+        if let t = info.traceback {
+            traceback = String(decoding: UnsafeRawBufferPointer(start: t, count: info.traceback_len), as: UTF8.self)
+        }
+        var chunk = info.chunk.map { String(cString: $0) } ?? ""
+        var line = Int(info.line)
+        if chunk.isEmpty { chunk = fallbackChunk.isEmpty ? "?" : fallbackChunk }
+        switch code {
+        case LH_ERR_SYNTAX:
+            if let (c, l, rest) = Self.splitLocation(message) { return .syntax(chunk: c, line: l, message: rest) }
+            return .syntax(chunk: fallbackChunk, line: 0, message: message)
+        case LH_ERR_BUDGET:
+            return .budgetExceeded(chunk: chunk, line: line, limit: configuration.instructionBudget)
+        case LH_ERR_TIMEOUT:
+            let c = configuration.timeLimit?.components
+            let secs = c.map { Double($0.seconds) + Double($0.attoseconds) * 1e-18 } ?? 0
+            return .timeLimitExceeded(chunk: chunk, line: line, seconds: secs)
+        case LH_ERR_MEMORY:
+            return .memoryExceeded(chunk: chunk, limit: configuration.memoryLimit)
+        default:
+            if let (c, l, rest) = Self.splitLocation(message) {
+                chunk = c; line = l; message = rest
+            }
+            return .runtime(chunk: chunk, line: line, message: message, traceback: traceback)
+        }
+    }
+
+    /// Splits `chunk:12: message` into its parts.
+    static func splitLocation(_ message: String) -> (String, Int, String)? {
+        let firstLine = message.prefix { $0 != "\n" }
+        var search = firstLine.startIndex
+        while let colon = firstLine[search...].firstIndex(of: ":") {
+            var i = firstLine.index(after: colon)
+            var digits = 0
+            while i < firstLine.endIndex, let d = firstLine[i].wholeNumberValue, d < 10, firstLine[i].isASCII {
+                digits += 1
+                i = firstLine.index(after: i)
+            }
+            if digits > 0, i < firstLine.endIndex, firstLine[i] == ":" {
+                let chunk = String(message[..<colon])
+                let line = Int(firstLine[firstLine.index(after: colon)..<i]) ?? 0
+                var rest = message[message.index(after: i)...]
+                if rest.first == " " { rest = rest.dropFirst() }
+                if !chunk.isEmpty { return (chunk, line, String(rest)) }
+            }
+            search = firstLine.index(after: colon)
+        }
+        return nil
+    }
+}
+
+/// The arguments of a host-function call. Valid only during the call.
+/// Indices are 0-based (`value(0)` is Lua's first argument).
+public struct LuaArguments {
+    unowned(unsafe) let runtime: LuaRuntime
+    let L: OpaquePointer
+    let base: UnsafePointer<lh_value>?
+    /// Number of arguments.
+    public let count: Int
+    /// Name the function was registered under (used in error messages).
+    public let functionName: String
+
+    private func raw(_ i: Int) -> lh_value? {
+        guard i >= 0 && i < count, let base else { return nil }
+        return base[i]
+    }
+
+    private func bad(_ i: Int, _ expected: String) -> LuaScriptError {
+        LuaScriptError("bad argument #\(i + 1) to '\(functionName)' (\(expected) expected, got \(typeName(i)))")
+    }
+
+    /// Lua type name of argument `i` ("no value" past the end).
+    public func typeName(_ i: Int) -> String {
+        guard let v = raw(i) else { return "no value" }
+        switch Int32(v.kind) {
+        case LH_NIL: return "nil"
+        case LH_BOOLEAN: return "boolean"
+        case LH_INTEGER, LH_NUMBER: return "number"
+        case LH_STRING: return "string"
+        case LH_TABLE: return "table"
+        case LH_FUNCTION: return "function"
+        case LH_OBJECT: return "userdata"
+        default: return String(cString: lua_typename(L, lua_type(L, v.aux)))
+        }
+    }
+
+    /// Converts argument `i` (tables are deep-copied; `.nil` past the end).
+    public func value(_ i: Int) throws -> LuaValue {
+        guard let v = raw(i) else { return .nil }
+        switch Int32(v.kind) {
+        case LH_NIL: return .nil
+        case LH_BOOLEAN: return .boolean(v.aux != 0)
+        case LH_INTEGER: return .integer(v.i)
+        case LH_NUMBER: return .number(v.n)
+        case LH_STRING:
+            let raw = UnsafeRawBufferPointer(start: v.s, count: v.len)
+            if let s = String(validating: raw, as: UTF8.self) { return .string(s) }
+            return .bytes(Array(raw))
+        case LH_OBJECT:
+            return .object(LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i))
+        default:
+            var entries = 0
+            return try runtime.readValue(v.aux, depth: 0, entries: &entries, on: L)
+        }
+    }
+
+    /// All arguments converted.
+    public func values() throws -> [LuaValue] { try (0..<count).map { try value($0) } }
+
+    public func isNil(_ i: Int) -> Bool {
+        guard let v = raw(i) else { return true }
+        return v.kind == LH_NIL
+    }
+
+    /// Lua truthiness of argument `i`.
+    public func boolean(_ i: Int) -> Bool {
+        guard let v = raw(i) else { return false }
+        if v.kind == LH_NIL { return false }
+        if v.kind == LH_BOOLEAN { return v.aux != 0 }
+        return true
+    }
+
+    /// Argument `i` as an integer (floats with an exact integer value accepted).
+    public func integer(_ i: Int) throws -> Int64 {
+        guard let v = raw(i) else { throw bad(i, "number") }
+        if v.kind == LH_INTEGER { return v.i }
+        if v.kind == LH_NUMBER {
+            if let x = Int64(exactly: v.n) { return x }
+            throw LuaScriptError("bad argument #\(i + 1) to '\(functionName)' (number has no integer representation)")
+        }
+        throw bad(i, "number")
+    }
+
+    public func number(_ i: Int) throws -> Double {
+        guard let v = raw(i) else { throw bad(i, "number") }
+        if v.kind == LH_INTEGER { return Double(v.i) }
+        if v.kind == LH_NUMBER { return v.n }
+        throw bad(i, "number")
+    }
+
+    /// Argument `i` as a string (numbers are not converted).
+    public func string(_ i: Int) throws -> String {
+        guard let v = raw(i), v.kind == LH_STRING else { throw bad(i, "string") }
+        return String(decoding: UnsafeRawBufferPointer(start: v.s, count: v.len), as: UTF8.self)
+    }
+
+    /// Argument `i` as a host object (optionally of a given class).
+    public func object(_ i: Int, of cls: LuaClassID? = nil) throws -> LuaObject {
+        guard let v = raw(i), v.kind == LH_OBJECT, cls == nil || cls!.rawValue == v.aux else {
+            throw bad(i, "host object")
+        }
+        return LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i)
+    }
+}

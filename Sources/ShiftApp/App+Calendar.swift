@@ -1,0 +1,73 @@
+import Foundation
+import ShiftCore
+
+/// Which calendar view to show.
+public enum CalendarView: String, Sendable, CaseIterable {
+    case day, week, month, roster
+}
+
+/// Days with their shifts (`calendar day|week|month`).
+public struct CalendarOutput: Encodable, Sendable {
+    public struct Day: Encodable, Sendable {
+        public let date: String
+        public let weekday: String
+        public let shifts: [ShiftOutput]
+        enum CodingKeys: String, CodingKey { case date, weekday, shifts }
+    }
+
+    public let view: String
+    public let from: String
+    public let to: String
+    public let days: [Day]
+
+    enum CodingKeys: String, CodingKey { case view, from, to, days }
+}
+
+extension App {
+    /// `calendar day|week|month|roster`. `from` defaults to today (for week and roster: the
+    /// start of this week; for month: the first of this month).
+    public func calendar(_ view: CalendarView, from: String?, days: Int?) throws -> CommandResult {
+        let schedule = try load()
+        let anchor = try optionalDate(from, option: "--from", in: schedule) ?? today(in: schedule)
+        let start: LocalDate
+        var count: Int
+        switch view {
+        case .day: (start, count) = (anchor, 1)
+        case .week, .roster: (start, count) = (from == nil ? anchor.startOfWeek(weekStart: schedule.settings.weekStart) : anchor, 7)
+        case .month:
+            start = from == nil ? LocalDate(year: anchor.year, month: anchor.month, day: 1)! : anchor
+            count = LocalDate.daysIn(month: start.month, year: start.year)
+        }
+        if let days { count = try InputParsing.count(days, option: "--days") }
+        if view == .roster { return roster(schedule, from: start, days: days) }
+
+        let dates = (0..<count).map { start.adding(days: $0) }
+        let output = CalendarOutput(view: view.rawValue, from: start.description, to: dates.last!.description, days: dates.map { date in
+            CalendarOutput.Day(date: date.description, weekday: date.weekday.name,
+                               shifts: schedule.shifts(.on(date)).map { ShiftOutput($0, in: schedule) })
+        })
+        var text = ""
+        for day in output.days {
+            text += "\(day.weekday.prefix(3).capitalized) \(day.date)\n"
+            if day.shifts.isEmpty { text += "  -\n"; continue }
+            var table = TextTable("", "", "", "")
+            for shift in day.shifts { table.add(shift.type, shift.time, shift.person ?? "(open)", shift.location ?? "") }
+            text += table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().filter { !$0.isEmpty }
+                .map { "  " + $0 }.joined(separator: "\n") + "\n"
+        }
+        return CommandResult(text: text, json: output)
+    }
+
+    private func roster(_ schedule: Schedule, from: LocalDate, days: Int?) -> CommandResult {
+        let renderer = RosterRenderer(width: environment.width, colour: environment.usesColour)
+        var count = days ?? 7
+        if days == nil {
+            // As many days as fit the width (at most a month), measured on a one-day roster.
+            count = min(31, renderer.daysThatFit(RosterOutput(schedule: schedule, from: from, days: 1)))
+        }
+        let roster = RosterOutput(schedule: schedule, from: from, days: count)
+        let text = roster.rows.isEmpty ? "no people or shifts from \(roster.from) to \(roster.to)\n"
+            : renderer.render(roster)
+        return CommandResult(text: text, json: roster)
+    }
+}

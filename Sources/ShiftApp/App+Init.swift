@@ -1,0 +1,58 @@
+import Foundation
+import ShiftCore
+import ShiftStorage
+
+/// What `init` created.
+public struct InitOutput: Encodable, Sendable {
+    public let store: String
+    public let timeZone: String
+    public let weekStart: String
+    /// The rules folders recorded in the store (relative to its folder).
+    public let rulesDirectories: [String]
+    /// True when the stock rules were copied (false: none wanted, or the folder already existed).
+    public let copiedStockRules: Bool
+
+    enum CodingKeys: String, CodingKey { case store, timeZone, weekStart, rulesDirectories, copiedStockRules }
+}
+
+extension App {
+    /// Creates a store; unless `noRules`, copies the stock rules into `rules/` beside it and
+    /// records `rules.directories = ["rules"]`.
+    public func initialize(timeZone: String?, weekStart: String?, noRules: Bool) async throws -> CommandResult {
+        let path = workspace.absoluteStorePath
+        _ = try workspace.repository()
+        guard !FileManager.default.fileExists(atPath: path) else { throw AppError.storeExists(path: workspace.storePath) }
+
+        let zone = timeZone ?? environment.variables["TZ"].flatMap { ZoneRules(identifier: $0)?.identifier } ?? TimeZone.current.identifier
+        guard ZoneRules(identifier: zone) != nil else {
+            throw AppError.invalidValue(option: "--time-zone", message: "'\(zone)' is not an IANA time zone (e.g. Europe/Berlin)")
+        }
+        var settings = StoreSettings(timeZoneIdentifier: zone, weekStart: try weekStart.map { try InputParsing.weekday($0, option: "--week-start") } ?? .monday)
+
+        do {
+            try FileManager.default.createDirectory(atPath: workspace.storeFolder, withIntermediateDirectories: true)
+        } catch {
+            throw AppError.fileError(path: workspace.storeFolder, reason: "cannot create the folder: \(error.localizedDescription)")
+        }
+        var copied = false
+        if !noRules {
+            let source = try StockRules.locate(environment: environment)
+            copied = try StockRules.install(from: source, to: workspace.storeFolder + "/rules")
+            settings.extra[SettingsKey.rulesDirectories] = .list([.string("rules")])
+        }
+
+        let repository = JSONFileRepository(path: path, createIfMissing: true, initialSettings: settings)
+        let store = try ScheduleStore(repository: repository, actingUser: workspace.actingUser(settings: settings))
+        try await store.apply(.updateSettings(settings))
+
+        let output = InitOutput(
+            store: workspace.storePath, timeZone: zone, weekStart: settings.weekStart.name,
+            rulesDirectories: noRules ? [] : ["rules"], copiedStockRules: copied)
+        var text = "created \(workspace.storePath) (time zone \(zone), weeks start on \(settings.weekStart.name))\n"
+        if !noRules {
+            text += copied ? "copied the stock rules to rules/ (edit them or add your own there)\n"
+                : "kept the existing rules/ folder beside the store\n"
+        }
+        return CommandResult(text: text, json: output)
+    }
+}

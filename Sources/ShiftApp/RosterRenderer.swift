@@ -1,0 +1,137 @@
+import Foundation
+import ShiftCore
+
+/// The roster as data: people by days, the shift symbols in each cell.
+public struct RosterOutput: Encodable, Sendable {
+    public struct Row: Encodable, Sendable {
+        public let person: String
+        /// nil for the row of open (unassigned) shifts.
+        public let personID: String?
+        /// One entry per day: the symbols of the shifts on that day.
+        public let cells: [[String]]
+        enum CodingKeys: String, CodingKey { case person, personID, cells }
+    }
+
+    public struct TypeKey: Encodable, Sendable {
+        public let symbol: String
+        public let title: String
+        public let time: String
+        enum CodingKeys: String, CodingKey { case symbol, title, time }
+    }
+
+    public let from: String
+    public let to: String
+    public let days: [String]
+    public let rows: [Row]
+    public let types: [TypeKey]
+
+    enum CodingKeys: String, CodingKey { case from, to, days, rows, types }
+}
+
+/// Draws a roster grid for a terminal: one row per person, one column per day, a colour per
+/// shift type, split into blocks of days that fit the width.
+public struct RosterRenderer: Sendable {
+    public var width: Int
+    public var colour: Bool
+
+    public init(width: Int, colour: Bool) {
+        self.width = max(width, 20)
+        self.colour = colour
+    }
+
+    /// Background/foreground pairs, chosen per shift type by its position in symbol order.
+    static let palette = ["30;43", "97;44", "30;42", "97;45", "30;46", "97;41", "30;47", "97;100", "30;103", "30;102"]
+
+    /// How many days fit beside the names at this width.
+    public func daysThatFit(_ roster: RosterOutput) -> Int {
+        max(1, (width - nameWidth(roster)) / cellWidth(roster))
+    }
+
+    public func render(_ roster: RosterOutput) -> String {
+        let nameWidth = nameWidth(roster)
+        let cell = cellWidth(roster)
+        let perBlock = max(1, (width - nameWidth) / cell)
+        let colours = Dictionary(uniqueKeysWithValues: roster.types.enumerated().map { ($1.symbol, Self.palette[$0 % Self.palette.count]) })
+        var out = ""
+        for blockStart in stride(from: 0, to: roster.days.count, by: perBlock) {
+            let indices = Array(blockStart..<min(blockStart + perBlock, roster.days.count))
+            if blockStart > 0 { out += "\n" }
+            out += header(roster, indices, nameWidth: nameWidth, cell: cell)
+            for row in roster.rows {
+                var line = TextWidth.pad(TextWidth.truncate(row.person, to: nameWidth - 1), to: nameWidth)
+                for index in indices {
+                    let symbols = row.cells[index]
+                    let text = symbols.isEmpty ? "·" : symbols.count == 1 ? symbols[0] : TextWidth.truncate(symbols.joined(separator: "+"), to: cell - 1)
+                    let padded = TextWidth.pad(text, to: cell - 1)
+                    if colour, let first = symbols.first, let code = colours[first] {
+                        line += "\u{1B}[\(code)m\(padded)\u{1B}[0m "
+                    } else {
+                        line += padded + " "
+                    }
+                }
+                out += line.trimmingTrailingSpaces() + "\n"
+            }
+        }
+        if !roster.types.isEmpty {
+            var legend = ""
+            for type in roster.types {
+                let symbol = colour ? "\u{1B}[\(colours[type.symbol]!)m\(type.symbol)\u{1B}[0m" : type.symbol
+                let entry = type.title == type.symbol ? "\(symbol) \(type.time)" : "\(symbol) \(type.title) \(type.time)"
+                if TextWidth.of(legend) + TextWidth.of(entry) + 2 > width, !legend.isEmpty {
+                    out += legend + "\n"
+                    legend = ""
+                }
+                legend += (legend.isEmpty ? "" : "  ") + entry
+            }
+            out += "\n" + legend + "\n"
+        }
+        return out
+    }
+
+    private func header(_ roster: RosterOutput, _ indices: [Int], nameWidth: Int, cell: Int) -> String {
+        var weekdays = TextWidth.pad("", to: nameWidth)
+        var numbers = TextWidth.pad(TextWidth.truncate(String(roster.days[indices[0]].prefix(7)), to: nameWidth - 1), to: nameWidth)
+        for index in indices {
+            let date = LocalDate(roster.days[index])!
+            weekdays += TextWidth.pad(String(date.weekday.name.prefix(2)).capitalized, to: cell)
+            numbers += TextWidth.pad(String(format: "%02d", date.day), to: cell)
+        }
+        return weekdays.trimmingTrailingSpaces() + "\n" + numbers.trimmingTrailingSpaces() + "\n"
+    }
+
+    private func nameWidth(_ roster: RosterOutput) -> Int {
+        min(max(roster.rows.map { TextWidth.of($0.person) }.max() ?? 0, 8), 18) + 1
+    }
+
+    private func cellWidth(_ roster: RosterOutput) -> Int {
+        let longest = roster.types.map { TextWidth.of($0.symbol) }.max() ?? 1
+        return max(2, min(longest, 4)) + 1
+    }
+}
+
+extension RosterOutput {
+    /// The roster of a schedule over `days` days from `from`: every person, plus a row of open
+    /// shifts when there are any.
+    init(schedule: Schedule, from: LocalDate, days: Int) {
+        let dates = (0..<days).map { from.adding(days: $0) }
+        let to = dates.last!
+        let index = Dictionary(uniqueKeysWithValues: dates.enumerated().map { ($1, $0) })
+        var cells: [PersonID: [[String]]] = [:]
+        var open = [[String]](repeating: [], count: days)
+        for shift in schedule.shifts(ShiftQuery(from: from, to: to)) {
+            guard let day = index[shift.date], let symbol = schedule.shiftType(shift.shiftTypeID)?.symbol else { continue }
+            if let person = shift.personID {
+                cells[person, default: [[String]](repeating: [], count: days)][day].append(symbol)
+            } else {
+                open[day].append(symbol)
+            }
+        }
+        var rows = schedule.people.map { person in
+            Row(person: person.displayName, personID: person.id.description, cells: cells[person.id] ?? [[String]](repeating: [], count: days))
+        }
+        if open.contains(where: { !$0.isEmpty }) { rows.append(Row(person: "(open)", personID: nil, cells: open)) }
+        self.init(
+            from: from.description, to: to.description, days: dates.map(\.description), rows: rows,
+            types: schedule.shiftTypes.map { TypeKey(symbol: $0.symbol, title: $0.title, time: $0.duration.description) })
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import ShiftApp
+
+extension Shiftctl {
+    struct Log: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or prune the change log.",
+            subcommands: [Show.self, Prune.self],
+            defaultSubcommand: Show.self)
+    }
+}
+
+extension Shiftctl.Log {
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show change-log entries, newest first (the default).")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Option(help: ArgumentHelp("Entries made on or after this day.", valueName: "YYYY-MM-DD")) var from: String?
+        @Option(help: ArgumentHelp("Entries made on or before this day.", valueName: "YYYY-MM-DD")) var to: String?
+        @Option(help: "At most this many entries.") var limit: Int?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try $0.log(from: from, to: to, limit: limit) }
+        }
+    }
+
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove old change-log entries.")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Option(help: ArgumentHelp("Age to remove, e.g. 90d (default: the store's retention policy).", valueName: "age")) var olderThan: String?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try await $0.pruneLog(olderThan: olderThan) }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import ShiftApp
+
+extension Shiftctl {
+    struct ScheduleCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "schedule",
+            abstract: "Schedule, list and remove shifts.",
+            subcommands: [Add.self, List.self, Remove.self])
+    }
+}
+
+extension Shiftctl.ScheduleCommand {
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Schedule a shift; the rules check it first.")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Option(help: "Shift type symbol or id prefix.") var type: String
+        @Option(help: ArgumentHelp("The day the shift starts (or today, tomorrow).", valueName: "YYYY-MM-DD")) var date: String
+        @Option(help: "Who works it: name or id prefix (default: open).") var person: String?
+        @Option(help: "A note on the shift.") var notes: String?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) {
+                try await $0.scheduleShift(type: type, date: date, person: person, notes: notes)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List shifts, oldest first.")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Option(help: ArgumentHelp("First day.", valueName: "YYYY-MM-DD")) var from: String?
+        @Option(help: ArgumentHelp("Last day.", valueName: "YYYY-MM-DD")) var to: String?
+        @Option(help: "Only this person's shifts.") var person: String?
+        @Option(help: "Only this shift type.") var type: String?
+        @Option(help: "At most this many shifts.") var limit: Int?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) {
+                try $0.listShifts(from: from, to: to, person: person, type: type, limit: limit)
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a shift.")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Argument(help: "Shift id or unique id prefix.") var shift: String
+        @Option(help: "Why, for the change log.") var reason: String?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try await $0.unscheduleShift(shift, reason: reason) }
+        }
+    }
+}

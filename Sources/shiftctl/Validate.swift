@@ -1,0 +1,18 @@
+import ArgumentParser
+import ShiftApp
+
+extension Shiftctl {
+    struct Validate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the whole schedule against the rules.",
+            discussion: "Exit status: 0 no errors (warnings allowed), 1 error violations, 2 bad input or a broken rule.")
+        @OptionGroup var global: GlobalArguments
+        @Flag(help: "Add up penalties per rule.") var score = false
+        @Option(help: "text, json, or github (GitHub Actions annotations).") var format: ValidateFormat = .text
+
+        func run() async throws {
+            let outputFormat: OutputFormat = format == .json ? .json : .text
+            try await Console.run(global, format: outputFormat) { try $0.validate(score: score, format: format).result }
+        }
+    }
+}

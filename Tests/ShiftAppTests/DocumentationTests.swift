@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// docs/cli.md is the user's reference: it must name every command and every option `--help` shows.
+@Suite struct DocumentationTests {
+    static let commands: [[String]] = [
+        ["init"],
+        ["location", "add"], ["location", "list"], ["location", "show"], ["location", "update"], ["location", "remove"],
+        ["type", "add"], ["type", "list"], ["type", "show"], ["type", "update"], ["type", "remove"],
+        ["person", "add"], ["person", "list"], ["person", "show"], ["person", "update"], ["person", "remove"],
+        ["demand", "add"], ["demand", "list"], ["demand", "remove"],
+        ["availability", "add"], ["availability", "list"], ["availability", "remove"],
+        ["schedule", "add"], ["schedule", "list"], ["schedule", "remove"],
+        ["switch"], ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
+        ["calendar"], ["export"], ["import"],
+    ]
+
+    static let reference: String = {
+        (try? String(contentsOfFile: CLI.repositoryRoot + "/docs/cli.md", encoding: .utf8)) ?? ""
+    }()
+
+    @Test(arguments: commands)
+    func everyOptionInTheHelpIsDocumented(_ command: [String]) throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let help = try sandbox.run(arguments: ["help"] + command)
+        #expect(help.status == 0, "\(help.stderr)")
+        #expect(Self.reference.contains("shiftctl " + command.joined(separator: " ")), "docs/cli.md does not show `shiftctl \(command.joined(separator: " "))`")
+        let options = Set(help.stdout.matches(of: /--[a-z][a-z-]+/).map { String($0.output) })
+        #expect(!options.isEmpty)
+        for option in options.sorted() where option != "--help" {
+            #expect(Self.reference.contains("`" + option), "docs/cli.md does not document \(option) of \(command.joined(separator: " "))")
+        }
+    }
+
+    @Test func theRootHelpListsEveryCommandGroup() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let help = try sandbox.run("--help")
+        for group in Set(Self.commands.map { $0[0] }) {
+            #expect(help.stdout.contains("  \(group)"), "root help lacks \(group)")
+        }
+    }
+}
