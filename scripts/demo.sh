@@ -85,6 +85,20 @@ run 0 log --limit 3
 step "The roster: people by days"
 run 0 calendar roster --from 2026-03-01 --days 14
 
+step "More people, then a rotation: Panama 2-2-3 for four teams of two"
+run 0 person add Dave
+run 0 person add Erin
+run 0 person add Frank
+run 0 person add Grace
+run 0 person add Heidi
+run 0 rotations show panama
+
+step "A rotation is one batch: starting it on top of the shifts above breaks the rules, so none of it is written"
+run 1 rotate panama --team A=Alice,Dave --team B=Bob,Erin --team C=Carol,Frank --team D=Grace,Heidi --from 2026-03-02 --to 2026-03-29
+
+step "Starting the rotation the week after fits: 112 shifts, checked by every rule"
+run 0 rotate panama --team A=Alice,Dave --team B=Bob,Erin --team C=Carol,Frank --team D=Grace,Heidi --from 2026-03-09 --to 2026-04-05
+
 step "Validate the whole schedule (what CI runs)"
 run 0 validate --score
 

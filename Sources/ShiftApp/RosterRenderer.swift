@@ -112,7 +112,7 @@ public struct RosterRenderer: Sendable {
 extension RosterOutput {
     /// The roster of a schedule over `days` days from `from`: every person, plus a row of open
     /// shifts when there are any.
-    init(schedule: Schedule, from: LocalDate, days: Int) {
+    init(schedule: Schedule, from: LocalDate, days: Int, people only: [PersonID]? = nil) {
         let dates = (0..<days).map { from.adding(days: $0) }
         let to = dates.last!
         let index = Dictionary(uniqueKeysWithValues: dates.enumerated().map { ($1, $0) })
@@ -126,10 +126,11 @@ extension RosterOutput {
                 open[day].append(symbol)
             }
         }
-        var rows = schedule.people.map { person in
+        let listed = only.map { ids in ids.compactMap { schedule.person($0) } } ?? schedule.people
+        var rows = listed.map { person in
             Row(person: person.displayName, personID: person.id.description, cells: cells[person.id] ?? [[String]](repeating: [], count: days))
         }
-        if open.contains(where: { !$0.isEmpty }) { rows.append(Row(person: "(open)", personID: nil, cells: open)) }
+        if only == nil, open.contains(where: { !$0.isEmpty }) { rows.append(Row(person: "(open)", personID: nil, cells: open)) }
         self.init(
             from: from.description, to: to.description, days: dates.map(\.description), rows: rows,
             types: schedule.shiftTypes.map { TypeKey(symbol: $0.symbol, title: $0.title, time: $0.duration.description) })

@@ -82,7 +82,7 @@ struct LoadedRotation {
 }
 
 /// Characters that mean "off" in a day string.
-let offLetters: Set<Character> = ["-", "O", "."]
+public let rotationOffLetters: Set<Character> = ["-", "O", "."]
 
 enum RotationSpec {
     static let knownKeys: Set<String> = ["__plugin", "id", "summary", "description", "source", "teams", "team_order", "shifts", "generate", "params"]
@@ -103,7 +103,7 @@ enum RotationSpec {
 
         var shifts: [String: String] = [:]
         for (key, value) in spec["shifts"].tableValue?.hash ?? [:] {
-            guard let letter = key.stringValue, letter.count == 1, !offLetters.contains(Character(letter)) else {
+            guard let letter = key.stringValue, letter.count == 1, !rotationOffLetters.contains(Character(letter)) else {
                 throw invalid("rotation \(id): shifts are keyed by one letter (not -, O or .)")
             }
             let time = value.stringValue ?? value["time"].stringValue ?? ""
@@ -140,7 +140,7 @@ enum RotationSpec {
             }
             cycle = length
             for (team, days) in pattern {
-                for letter in days where !offLetters.contains(letter) && shifts[String(letter)] == nil {
+                for letter in days where !rotationOffLetters.contains(letter) && shifts[String(letter)] == nil {
                     throw invalid("rotation \(id): team \(team) uses '\(letter)', which is not in shifts = { … }")
                 }
             }
@@ -199,7 +199,7 @@ extension EngineState {
                 let letters = Array(days)
                 let offset = ((anchor.days(to: day) % letters.count) + letters.count) % letters.count
                 let letter = letters[offset]
-                if offLetters.contains(letter) { continue }
+                if rotationOffLetters.contains(letter) { continue }
                 let typeID = try type(for: String(letter))
                 for person in team.people {
                     shifts.append(ScheduledShift(id: ShiftID(makeID()), shiftTypeID: typeID, date: day, personID: person))
