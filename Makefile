@@ -26,10 +26,14 @@ demo:
 	./scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/shiftctl"
 
 bench:
-	$(SWIFT) run -c release shiftbench
+	$(SWIFT) build -c release --product shiftctl
+	$(SWIFT) build -c release --product shiftbench
+	"$$($(SWIFT) build -c release --show-bin-path)/shiftbench"
 
 bench-quick:
-	$(SWIFT) run -c release shiftbench --quick --runs 3
+	$(SWIFT) build -c release --product shiftctl
+	$(SWIFT) build -c release --product shiftbench
+	"$$($(SWIFT) build -c release --show-bin-path)/shiftbench" --quick --runs 3
 
 clean:
 	rm -rf .build

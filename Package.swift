@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "LuaHost", targets: ["LuaHost"]),
         .library(name: "ShiftRules", targets: ["ShiftRules"]),
         .library(name: "ShiftApp", targets: ["ShiftApp"]),
+        .library(name: "ShiftInterop", targets: ["ShiftInterop"]),
         .executable(name: "shiftctl", targets: ["shiftctl"]),
         .executable(name: "shiftbench", targets: ["shiftbench"]),
     ],
@@ -53,8 +54,10 @@ let package = Package(
         // rosters and reports. `shiftctl` only parses arguments and calls it.
         .target(
             name: "ShiftApp",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftRules"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftRules", "ShiftInterop"]
         ),
+        // iCalendar, CSV and HTML import and export.
+        .target(name: "ShiftInterop", dependencies: ["ShiftCore"]),
 
         // MARK: Executables
         .executableTarget(
@@ -79,6 +82,7 @@ let package = Package(
         .testTarget(name: "ShiftCoreTests", dependencies: ["ShiftCore"]),
         .testTarget(name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost"]),
         .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules", "shiftctl"]),
+        .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage"]),
         .testTarget(
             name: "ShiftStorageTests",
             dependencies: ["ShiftCore", "ShiftStorage", "StoreWriter"]

@@ -385,7 +385,7 @@ public final class LuaRuntime {
             var len = 0
             let p = lua_tolstring(L, idx, &len)
             let raw = UnsafeRawBufferPointer(start: p, count: len)
-            if let s = String(validating: raw, as: UTF8.self) { return .string(s) }
+            if let s = decodeUTF8(raw) { return .string(s) }
             return .bytes(Array(raw))
         case LUA_TTABLE:
             return try readTable(L, idx, depth: depth, entries: &entries)
@@ -441,6 +441,26 @@ public final class LuaRuntime {
             lua_settop(L, t + 1)
         }
         return .table(table)
+    }
+
+    /// Calls `body` with each key and value of the table at `idx`, array part first, without
+    /// building a copy of the table (values that are tables are still converted).
+    func forEachEntry(_ L: OpaquePointer, _ idx: Int32, _ body: (LuaValue, LuaValue) throws -> Void) throws {
+        guard lua_checkstack(L, 6) != 0 else { throw memoryError("host") }
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        lh_push_backing(L, lua_absindex(L, idx))
+        let t = lua_gettop(L)
+        var entries = 0
+        lua_pushnil(L)
+        while lua_next(L, t) != 0 {
+            entries += 1
+            try checkEntries(entries)
+            let key = try readValue(-2, depth: 1, entries: &entries, on: L)
+            let value = try readValue(-1, depth: 1, entries: &entries, on: L)
+            try body(key, value)
+            lua_settop(L, t + 1)
+        }
     }
 
     private func checkEntries(_ n: Int) throws {
@@ -507,6 +527,19 @@ public final class LuaRuntime {
     }
 }
 
+/// Decodes Lua string bytes: ASCII (nearly every key and value a rule passes) without the
+/// validating decoder's cost; other bytes validated as UTF-8 (nil when they are not).
+@inline(__always)
+func decodeUTF8(_ raw: UnsafeRawBufferPointer) -> String? {
+    var isASCII = true
+    for byte in raw where byte >= 0x80 {
+        isASCII = false
+        break
+    }
+    if isASCII { return String(decoding: raw, as: UTF8.self) }
+    return String(validating: raw, as: UTF8.self)
+}
+
 /// The arguments of a host-function call. Valid only during the call.
 /// Indices are 0-based (`value(0)` is Lua's first argument).
 public struct LuaArguments {
@@ -552,7 +585,7 @@ public struct LuaArguments {
         case LH_NUMBER: return .number(v.n)
         case LH_STRING:
             let raw = UnsafeRawBufferPointer(start: v.s, count: v.len)
-            if let s = String(validating: raw, as: UTF8.self) { return .string(s) }
+            if let s = decodeUTF8(raw) { return .string(s) }
             return .bytes(Array(raw))
         case LH_OBJECT:
             return .object(LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i))
@@ -564,6 +597,17 @@ public struct LuaArguments {
 
     /// All arguments converted.
     public func values() throws -> [LuaValue] { try (0..<count).map { try value($0) } }
+
+    /// Calls `body` with each key and value of table argument `i` (raw, no metamethods), without
+    /// copying the table first: the cheap way to read an options table such as `{ person = p }`.
+    /// Throws when argument `i` is not a table.
+    public func forEachEntry(_ i: Int, _ body: (LuaValue, LuaValue) throws -> Void) throws {
+        guard let v = raw(i), v.kind == LH_TABLE else { throw bad(i, "table") }
+        try runtime.forEachEntry(L, v.aux, body)
+    }
+
+    /// True when argument `i` is a table.
+    public func isTable(_ i: Int) -> Bool { raw(i)?.kind == LH_TABLE }
 
     public func isNil(_ i: Int) -> Bool {
         guard let v = raw(i) else { return true }

@@ -1,11 +1,41 @@
 import Foundation
 import ShiftCore
+import ShiftInterop
 import ShiftStorage
 
-/// File formats for `export` and `import`. Only the store's own JSON for now; CSV, iCalendar
-/// and HTML are planned as further cases.
+/// File formats for `export` and `import` (docs/interop.md): the store's own JSON, CSV (one row
+/// per shift), iCalendar and an HTML roster page (export only).
 public enum ExchangeFormat: String, Sendable, CaseIterable {
-    case json
+    case json, csv, ics, html
+
+    /// The format a file name's extension stands for (`.ics`/`.ical`/`.ifb`, `.csv`, `.json`,
+    /// `.html`/`.htm`), nil for any other.
+    public init?(fileExtensionOf path: String) {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "json": self = .json
+        case "csv": self = .csv
+        case "ics", "ical", "icalendar", "ifb": self = .ics
+        case "html", "htm": self = .html
+        default: return nil
+        }
+    }
+}
+
+/// Which shifts `export` writes (`--person`, `--from`, `--to`, `--type`), as the user typed them.
+public struct ExportFilter: Sendable, Hashable {
+    public var people: [String]
+    public var from: String?
+    public var to: String?
+    public var types: [String]
+
+    public init(people: [String] = [], from: String? = nil, to: String? = nil, types: [String] = []) {
+        self.people = people
+        self.from = from
+        self.to = to
+        self.types = types
+    }
+
+    public var isEmpty: Bool { people.isEmpty && from == nil && to == nil && types.isEmpty }
 }
 
 public struct ExportOutput: Encodable, Sendable {
@@ -37,32 +67,109 @@ public struct ImportOutput: Encodable, Sendable {
 
 extension App {
     /// The store's content in a file format, on stdout (`file` nil or `-`) or into a file.
-    public func export(format: ExchangeFormat, to file: String?) throws -> CommandResult {
+    /// `filter` narrows csv, ics and html exports (json is always the whole store).
+    public func export(format: ExchangeFormat, to file: String?, filter: ExportFilter = ExportFilter()) throws -> CommandResult {
         let schedule = try load()
-        let bytes: [UInt8] = switch format {
-        case .json: StoreFileCodec.encode(schedule)
+        if format == .json, !filter.isEmpty {
+            throw AppError.invalidValue(option: "--format", message: "json exports the whole store; --person, --from, --to and --type apply to csv, ics and html")
         }
-        guard let file, file != "-" else { return .raw(String(decoding: bytes, as: UTF8.self)) }
+        let selection = try self.selection(filter, in: schedule)
+        let text: String
+        var count = selection.shifts(in: schedule).count
+        switch format {
+        case .json:
+            text = String(decoding: StoreFileCodec.encode(schedule), as: UTF8.self)
+            count = schedule.shiftCount
+        case .csv:
+            text = ShiftCSV.export(schedule, selection: selection)
+        case .ics:
+            text = ICalendarExporter(selection: selection, calendarName: calendarName(selection, in: schedule), now: environment.now)
+                .export(schedule)
+        case .html:
+            let violations = try workspace.ruleEngine(for: schedule.settings).validate(schedule)
+            let now = CurrentDay(zone: schedule.zone, now: environment.now)
+            let local = schedule.zone.localDateTime(atUTC: Int64(environment.now().timeIntervalSince1970.rounded(.down)))
+            let stamp = "\(now.today) \(ICSClock.text(local.minute))"
+            text = HTMLRosterExporter(selection: selection, violations: violations, title: calendarName(selection, in: schedule),
+                                      subtitle: "exported by shiftctl on \(stamp) (\(schedule.zone.identifier))").export(schedule)
+        }
+        guard let file, file != "-" else { return .raw(text) }
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: environment.absolute(file)), options: .atomic)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: environment.absolute(file)), options: .atomic)
         } catch {
             throw AppError.fileError(path: file, reason: "cannot write the export: \(error.localizedDescription)")
         }
-        return CommandResult(text: "exported \(schedule.shiftCount) shifts to \(file)\n",
-                             json: ExportOutput(file: file, format: format.rawValue, shifts: schedule.shiftCount))
+        return CommandResult(text: "exported \(count) shift\(count == 1 ? "" : "s") to \(file)\n",
+                             json: ExportOutput(file: file, format: format.rawValue, shifts: count))
     }
 
-    /// Merges the entities of a file into the store as one batch: new ids are added, known ids
-    /// updated, nothing removed. Settings and the change log of the file are not imported.
-    public func importFile(_ file: String, format: ExchangeFormat) async throws -> CommandResult {
+    /// `--person`, `--from`, `--to`, `--type` resolved against the schedule.
+    func selection(_ filter: ExportFilter, in schedule: Schedule) throws -> ShiftSelection {
+        let resolver = ReferenceResolver(schedule)
+        let from = try optionalDate(filter.from, option: "--from", in: schedule)
+        let to = try optionalDate(filter.to, option: "--to", in: schedule)
+        try InputParsing.range(from: from, to: to)
+        let people = try filter.people.map { try resolver.person($0, option: "--person").id }
+        let types = try filter.types.map { try resolver.shiftType($0, option: "--type").id }
+        return ShiftSelection(from: from, to: to, people: people.isEmpty ? nil : Set(people), types: types.isEmpty ? nil : Set(types))
+    }
+
+    /// `Shifts — Alice` for one person's calendar, else `Shifts`.
+    private func calendarName(_ selection: ShiftSelection, in schedule: Schedule) -> String {
+        let names = (selection.people ?? []).compactMap { schedule.person($0)?.displayName }.sorted()
+        return names.isEmpty ? "Shifts" : "Shifts — " + names.joined(separator: ", ")
+    }
+
+    /// Merges a file into the store as one batch. `format` nil: from the file's extension.
+    ///
+    /// json merges every entity (new ids added, known ids updated, nothing removed; settings and
+    /// change log not imported); csv and ics merge shifts (docs/interop.md). A file with problems
+    /// is reported line by line and nothing is written.
+    public func importFile(_ file: String, format: ExchangeFormat?) async throws -> CommandResult {
+        guard let format = format ?? ExchangeFormat(fileExtensionOf: file) else {
+            throw AppError.invalidValue(option: "--format", message: "cannot tell the format of \(file) from its extension; pass --format json, csv or ics")
+        }
+        guard format != .html else {
+            throw AppError.invalidValue(option: "--format", message: "html is an export format only; import json, csv or ics")
+        }
         let path = environment.absolute(file)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AppError.fileError(path: file, reason: "cannot read the file (does it exist?)")
         }
-        let incoming: Schedule
         switch format {
-        case .json: incoming = try StoreFileCodec.decode([UInt8](data), path: file).schedule
+        case .json, .html: return try await importJSON(data, file: file)
+        case .csv, .ics: return try await importShifts(data, file: file, format: format)
         }
+    }
+
+    private func importShifts(_ data: Data, file: String, format: ExchangeFormat) async throws -> CommandResult {
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw AppError.fileError(path: file, reason: "not UTF-8 text; save it as UTF-8 and import again")
+        }
+        let current = try load()
+        let plan: ShiftImportPlan
+        do throws(ImportFailure) {
+            plan = format == .csv ? try ShiftCSV.plan(text, into: current) : try ICalendarImporter().plan(text, into: current)
+        } catch {
+            let failure = error
+            let lines = failure.problems.map { "\(file)" + ($0.line.map { ":\($0)" } ?? "") + ": " + $0.message }
+            let count = failure.problems.count
+            return CommandResult(text: "", json: nil, status: .badInput,
+                                 note: (lines + ["\(file): \(count) problem\(count == 1 ? "" : "s"); nothing was imported"]).joined(separator: "\nshiftctl: "))
+        }
+        if let mutation = plan.mutation { _ = try await workspace.apply(mutation) }
+        let shifts = ImportOutput.Counts(added: plan.added.count, updated: plan.updated.count)
+        let none = ImportOutput.Counts()
+        let output = ImportOutput(file: file, unchanged: plan.unchanged, locations: none, shiftTypes: none, people: none,
+                                  shifts: shifts, demand: none, availability: none)
+        let summary = plan.isEmpty ? "nothing to import: the store already holds everything in \(file)\n"
+            : "imported \(file) as one change\n  shifts: \(shifts.added) added, \(shifts.updated) updated\n"
+                + (plan.unchanged > 0 ? "  \(plan.unchanged) unchanged\n" : "")
+        return CommandResult(text: summary, json: output)
+    }
+
+    private func importJSON(_ data: Data, file: String) async throws -> CommandResult {
+        let incoming = try StoreFileCodec.decode([UInt8](data), path: file).schedule
         let current = try load()
         var mutations: [Mutation] = []
         var unchanged = 0
@@ -93,5 +200,12 @@ extension App {
         let text = mutations.isEmpty ? "nothing to import: the store already holds everything in \(file)\n"
             : "imported \(file) as one change\n" + parts.map { "  \($0)\n" }.joined() + (unchanged > 0 ? "  \(unchanged) unchanged\n" : "")
         return CommandResult(text: text, json: output)
+    }
+}
+
+/// `07:05` for a minute of the day.
+enum ICSClock {
+    static func text(_ minute: Int) -> String {
+        (minute / 60 < 10 ? "0" : "") + String(minute / 60) + ":" + (minute % 60 < 10 ? "0" : "") + String(minute % 60)
     }
 }

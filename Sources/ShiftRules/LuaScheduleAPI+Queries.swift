@@ -5,19 +5,19 @@ import ShiftCore
 extension LuaScheduleAPI {
     /// The schedule's methods (`schedule:shifts{…}`); each receives the schedule object first.
     func registerMethods() throws {
-        func method(_ name: String, _ body: @escaping (Schedule, Side, LuaArguments) throws -> LuaValue) throws {
+        func method(_ name: String, _ body: @escaping (borrowing Schedule, Side, LuaArguments) throws -> LuaValue) throws {
             let function = try runtime.makeFunction(name: "schedule:\(name)") { [unowned self] args in
                 guard case let .object(object) = try args.value(0), object.classID == scheduleClass else {
                     throw LuaScriptError("call it as schedule:\(name)(…) (with a colon)")
                 }
                 let side = try side(ofSchedule: object)
-                return [try body(try schedule(side), side, args)]
+                return [try body(try box(side).schedule, side, args)]
             }
             setMethod(name, .function(function))
         }
 
         try method("shifts") { [unowned self] schedule, side, args in
-            let (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            let (query, exclude) = try shiftQuery(args, schedule)
             var list: [LuaValue] = []
             schedule.forEachShift(query) { shift in
                 if shift.id != exclude { list.append(view(shift, side)) }
@@ -26,7 +26,7 @@ extension LuaScheduleAPI {
             return .table(LuaTable(array: list))
         }
         try method("count") { [unowned self] schedule, _, args in
-            var (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            var (query, exclude) = try shiftQuery(args, schedule)
             let limit = query.limit
             query.limit = nil
             var total = 0
@@ -37,7 +37,12 @@ extension LuaScheduleAPI {
             return .integer(Int64(total))
         }
         try method("minutes") { [unowned self] schedule, _, args in
-            var (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            var (query, exclude) = try shiftQuery(args, schedule)
+            // The common question — a person's hours in a period — has a fast path in the index.
+            if exclude == nil, let person = query.personID, let from = query.from, let to = query.to,
+               query.shiftTypeIDs == nil, query.locationID == nil, query.overlapping == nil, !query.unassignedOnly {
+                return .integer(Int64(schedule.minutesWorked(by: person, from: from, to: to)))
+            }
             query.limit = nil
             var total: Int64 = 0
             schedule.forEachShift(query) { shift in
@@ -47,7 +52,7 @@ extension LuaScheduleAPI {
             return .integer(total)
         }
         try method("work_days") { [unowned self] schedule, _, args in
-            var (query, exclude) = try shiftQuery(try args.value(1), schedule)
+            var (query, exclude) = try shiftQuery(args, schedule)
             query.limit = nil
             var days: [LuaValue] = []
             var last: LocalDate?
@@ -117,51 +122,50 @@ extension LuaScheduleAPI {
         }
     }
 
-    /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`) as a `ShiftQuery`,
-    /// plus the shift to leave out (`exclude`).
-    private func shiftQuery(_ value: LuaValue, _ schedule: Schedule) throws -> (ShiftQuery, ShiftID?) {
+    /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`, the method's
+    /// first argument) as a `ShiftQuery`, plus the shift to leave out (`exclude`). Read entry by
+    /// entry, without copying the table.
+    private func shiftQuery(_ args: LuaArguments, _ schedule: Schedule) throws -> (ShiftQuery, ShiftID?) {
         var query = ShiftQuery()
         var exclude: ShiftID?
-        switch value {
-        case .nil: return (query, nil)
-        case let .table(table):
-            for (key, field) in table.hash {
-                guard case let .string(name) = key else { throw LuaScriptError("shifts: query keys are names") }
-                switch name {
-                case "person": query.personID = try personID(field, "shifts: person")
-                case "from": query.from = try date(field, "shifts: from")
-                case "to": query.to = try date(field, "shifts: to")
-                case "date":
-                    let day = try date(field, "shifts: date")
-                    query.from = day
-                    query.to = day
-                case "type":
-                    if case let .table(list) = field {
-                        query.shiftTypeIDs = Set(try list.array.map { try shiftTypeID($0, "shifts: type") })
-                    } else {
-                        query.shiftTypeIDs = [try shiftTypeID(field, "shifts: type")]
-                    }
-                case "location": query.locationID = try locationID(field, "shifts: location")
-                case "unassigned": query.unassignedOnly = field.isTruthy
-                case "limit":
-                    guard let limit = field.integerValue, limit >= 0 else { throw LuaScriptError("shifts: limit must be a whole number") }
-                    query.limit = Int(limit)
-                case "order":
-                    switch field.stringValue {
-                    case "oldest": query.order = .oldestFirst
-                    case "newest": query.order = .newestFirst
-                    default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
-                    }
-                case "exclude": exclude = try shiftID(field, "shifts: exclude")
-                case "overlapping": query.overlapping = try interval(field, schedule)
-                default:
-                    throw LuaScriptError("shifts: unknown filter '\(name)' (person, from, to, date, type, location, unassigned, overlapping, exclude, order, limit)")
-                }
-            }
-            return (query, exclude)
-        default:
+        if args.isNil(1) { return (query, nil) }
+        guard args.isTable(1) else {
             throw LuaScriptError("shifts: expected a table of filters, e.g. schedule:shifts{ person = p, from = d }")
         }
+        try args.forEachEntry(1) { key, field in
+            guard case let .string(name) = key else { throw LuaScriptError("shifts: query keys are names") }
+            switch name {
+            case "person": query.personID = try personID(field, "shifts: person")
+            case "from": query.from = try date(field, "shifts: from")
+            case "to": query.to = try date(field, "shifts: to")
+            case "date":
+                let day = try date(field, "shifts: date")
+                query.from = day
+                query.to = day
+            case "type":
+                if case let .table(list) = field {
+                    query.shiftTypeIDs = Set(try list.array.map { try shiftTypeID($0, "shifts: type") })
+                } else {
+                    query.shiftTypeIDs = [try shiftTypeID(field, "shifts: type")]
+                }
+            case "location": query.locationID = try locationID(field, "shifts: location")
+            case "unassigned": query.unassignedOnly = field.isTruthy
+            case "limit":
+                guard let limit = field.integerValue, limit >= 0 else { throw LuaScriptError("shifts: limit must be a whole number") }
+                query.limit = Int(limit)
+            case "order":
+                switch field.stringValue {
+                case "oldest": query.order = .oldestFirst
+                case "newest": query.order = .newestFirst
+                default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
+                }
+            case "exclude": exclude = try shiftID(field, "shifts: exclude")
+            case "overlapping": query.overlapping = try interval(field, schedule)
+            default:
+                throw LuaScriptError("shifts: unknown filter '\(name)' (person, from, to, date, type, location, unassigned, overlapping, exclude, order, limit)")
+            }
+        }
+        return (query, exclude)
     }
 
     /// `overlapping = shift` or `overlapping = { starts_at = t1, ends_at = t2 }`.

@@ -12,6 +12,7 @@ final class LuaScheduleAPI {
     enum Side: Int64 { case after = 0, before = 1 }
 
     enum Target {
+        case change(Change, validating: Bool)
         case shift(ScheduledShift, Side)
         case person(PersonID, Side)
         case shiftType(ShiftTypeID, Side)
@@ -41,6 +42,7 @@ final class LuaScheduleAPI {
     private(set) var personClass: LuaClassID!
     private(set) var typeClass: LuaClassID!
     private(set) var locationClass: LuaClassID!
+    private(set) var changeClass: LuaClassID!
     private var methods: [String: LuaValue] = [:]
 
     func setMethod(_ name: String, _ function: LuaValue) { methods[name] = function }
@@ -48,8 +50,16 @@ final class LuaScheduleAPI {
 
     // Per-evaluation state.
     private var generation: Int64 = 0
-    private var after: Schedule?
-    private var before: Schedule?
+    /// The schedules being evaluated, boxed so that field reads borrow them instead of copying
+    /// a `Schedule` (a dozen reference counts) on every access.
+    final class ScheduleBox {
+        let schedule: Schedule
+        init(_ schedule: Schedule) { self.schedule = schedule }
+    }
+
+    private var afterBox: ScheduleBox?
+    private var beforeBox: ScheduleBox?
+    private var after: Schedule? { afterBox?.schedule }
     private var targets: [Target] = []
     private var shiftViews: [Side: [ShiftID: Int]] = [:]
     private var entityViews: [EntityKey: Int] = [:]
@@ -77,8 +87,8 @@ final class LuaScheduleAPI {
     /// Starts an evaluation over a proposed schedule (and the one before it).
     func begin(after: Schedule, before: Schedule?) {
         generation += 1
-        self.after = after
-        self.before = before
+        afterBox = ScheduleBox(after)
+        beforeBox = before.map(ScheduleBox.init)
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
@@ -87,12 +97,21 @@ final class LuaScheduleAPI {
     /// Ends the evaluation: views made during it go stale, schedules are released.
     func end() {
         generation += 1
-        after = nil
-        before = nil
+        afterBox = nil
+        beforeBox = nil
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
         reportSink = nil
+    }
+
+    /// Scripts: moves the evaluation on to the script's newer working schedule without making
+    /// views stale; views of the given shifts show their state in it.
+    func advance(to schedule: Schedule, refreshing shifts: some Sequence<ShiftID>) {
+        afterBox = ScheduleBox(schedule)
+        for id in shifts {
+            if let index = shiftViews[.after]?[id], let shift = schedule.shift(id) { targets[index] = .shift(shift, .after) }
+        }
     }
 
     var currentZone: ZoneRules { after?.zone ?? .utc }
@@ -101,9 +120,12 @@ final class LuaScheduleAPI {
         .object(LuaObject(classID: scheduleClass, id: generation << 32 | side.rawValue))
     }
 
-    func schedule(_ side: Side) throws -> Schedule {
-        guard let schedule = side == .after ? after : before else { throw LuaScriptError("the schedule is not available here") }
-        return schedule
+    func schedule(_ side: Side) throws -> Schedule { try box(side).schedule }
+
+    /// The schedule of one side, borrowed through its box.
+    func box(_ side: Side) throws -> ScheduleBox {
+        guard let box = side == .after ? afterBox : beforeBox else { throw LuaScriptError("the schedule is not available here") }
+        return box
     }
 
     // MARK: Views
@@ -114,6 +136,13 @@ final class LuaScheduleAPI {
         targets.append(.shift(shift, side))
         shiftViews[side, default: [:]][shift.id] = index
         return object(shiftClass, index)
+    }
+
+    /// A read-only change object (`change.entity`, `change.after`, …) for a rule's check.
+    func changeObject(_ change: Change, validating: Bool) -> LuaValue {
+        let index = targets.count
+        targets.append(.change(change, validating: validating))
+        return object(changeClass, index)
     }
 
     func view(person id: PersonID, _ side: Side = .after) -> LuaValue {
@@ -161,12 +190,16 @@ final class LuaScheduleAPI {
     // MARK: Classes
 
     private func registerClasses() throws {
+        changeClass = try runtime.registerClass(name: "Change") { [unowned self] object, key in
+            guard case let .change(change, validating) = try target(object) else { throw LuaScriptError("not a change") }
+            return try changeField(change, validating: validating, try fieldName(key, "change"))
+        }
         shiftClass = try runtime.registerClass(name: "Shift") { [unowned self] object, key in
             guard case let .shift(shift, side) = try target(object) else { throw LuaScriptError("not a shift") }
             return try shiftField(shift, side, key)
         }
         personClass = try runtime.registerClass(name: "Person") { [unowned self] object, key in
-            guard case let .person(id, side) = try target(object), let person = try schedule(side).person(id) else {
+            guard case let .person(id, side) = try target(object), let person = try box(side).schedule.person(id) else {
                 throw LuaScriptError("person no longer exists")
             }
             switch try fieldName(key, "person") {
@@ -177,7 +210,7 @@ final class LuaScheduleAPI {
             }
         }
         typeClass = try runtime.registerClass(name: "ShiftType") { [unowned self] object, key in
-            guard case let .shiftType(id, side) = try target(object), let type = try schedule(side).shiftType(id) else {
+            guard case let .shiftType(id, side) = try target(object), let type = try box(side).schedule.shiftType(id) else {
                 throw LuaScriptError("shift type no longer exists")
             }
             let (start, end) = type.duration.minuteRange
@@ -198,7 +231,7 @@ final class LuaScheduleAPI {
             }
         }
         locationClass = try runtime.registerClass(name: "Location") { [unowned self] object, key in
-            guard case let .location(id, side) = try target(object), let location = try schedule(side).location(id) else {
+            guard case let .location(id, side) = try target(object), let location = try box(side).schedule.location(id) else {
                 throw LuaScriptError("location no longer exists")
             }
             switch try fieldName(key, "location") {
@@ -213,15 +246,67 @@ final class LuaScheduleAPI {
             let side = try side(ofSchedule: object)
             let name = try fieldName(key, "schedule")
             if let method = methods[name] { return method }
-            let schedule = try schedule(side)
+            let settings = try box(side).schedule.settings
             switch name {
-            case "time_zone": return .string(schedule.settings.timeZoneIdentifier)
-            case "week_start": return .integer(Int64(schedule.settings.weekStart.rawValue))
+            case "time_zone": return .string(settings.timeZoneIdentifier)
+            case "week_start": return .integer(Int64(settings.weekStart.rawValue))
             case "is_before": return .boolean(side == .before)
             default:
                 throw LuaScriptError("the schedule has no field '\(name)' (methods: \(methods.keys.sorted().joined(separator: ", ")); fields: time_zone, week_start)")
             }
         }
+    }
+
+    private func changeField(_ change: Change, validating: Bool, _ name: String) throws -> LuaValue {
+        switch name {
+        case "entity": return .string(change.entity.rawValue)
+        case "action": return .string(change.action.rawValue)
+        case "validating": return .boolean(validating)
+        case "schedule_before": return scheduleObject(.before)
+        case "before", "after":
+            let after = name == "after"
+            switch change {
+            case let .shift(before, later, _): return (after ? later : before).map { view($0, after ? .after : .before) } ?? .nil
+            case let .person(before, later): return (after ? later : before).map { view(person: $0.id, after ? .after : .before) } ?? .nil
+            case let .shiftType(before, later): return (after ? later : before).map { view(type: $0.id, after ? .after : .before) } ?? .nil
+            case let .location(before, later): return (after ? later : before).map { view(location: $0.id, after ? .after : .before) } ?? .nil
+            case let .demand(before, later): return (after ? later : before).map(Self.demandRow) ?? .nil
+            case let .availability(before, later): return (after ? later : before).map(Self.availabilityRow) ?? .nil
+            case let .settings(before, later): return Self.settingsRow(after ? later : before)
+            case .changeLogPruned: return .nil
+            }
+        case "reason":
+            if case let .shift(_, _, reason) = change, let reason { return .string(reason) }
+            return .nil
+        case "count":
+            if case let .changeLogPruned(removed) = change { return .integer(Int64(removed)) }
+            return .nil
+        default:
+            throw LuaScriptError("a change has no field '\(name)' (entity, action, before, after, reason, validating, schedule_before, count)")
+        }
+    }
+
+    private static func demandRow(_ item: Demand) -> LuaValue {
+        var row: [LuaValue: LuaValue] = [.string("id"): .string(item.id.description), .string("type_id"): .string(item.shiftTypeID.description),
+                                         .string("minimum"): .integer(Int64(item.minimum)), .string("optimal"): .integer(Int64(item.optimal))]
+        if case let .date(date) = item.day { row[.string("date")] = .string(date.description) }
+        if case let .weekday(day) = item.day { row[.string("weekday")] = .integer(Int64(day.rawValue)) }
+        if let skill = item.skill { row[.string("skill")] = .string(skill) }
+        return .table(LuaTable(hash: row))
+    }
+
+    private static func availabilityRow(_ item: Availability) -> LuaValue {
+        var row: [LuaValue: LuaValue] = [.string("id"): .string(item.id.description), .string("person_id"): .string(item.personID.description),
+                                         .string("from"): .string(item.from.description), .string("to"): .string(item.to.description),
+                                         .string("kind"): .string(item.kind.rawValue)]
+        if let type = item.shiftTypeID { row[.string("type_id")] = .string(type.description) }
+        if let weight = item.weight { row[.string("weight")] = .number(weight) }
+        return .table(LuaTable(hash: row))
+    }
+
+    private static func settingsRow(_ settings: StoreSettings) -> LuaValue {
+        .table(LuaTable(hash: [.string("time_zone"): .string(settings.timeZoneIdentifier),
+                               .string("week_start"): .integer(Int64(settings.weekStart.rawValue))]))
     }
 
     private func fieldName(_ key: LuaValue, _ what: String) throws -> String {
@@ -230,7 +315,7 @@ final class LuaScheduleAPI {
     }
 
     private func shiftField(_ shift: ScheduledShift, _ side: Side, _ key: LuaValue) throws -> LuaValue {
-        let schedule = try schedule(side)
+        let box = try box(side)
         switch try fieldName(key, "shift") {
         case "id": return .string(shift.id.description)
         case "date": return .string(shift.date.description)
@@ -240,13 +325,13 @@ final class LuaScheduleAPI {
         case "notes": return shift.notes.map { .string($0) } ?? .nil
         case "attributes": return Self.attributes(shift.attributes)
         case "event_id": return .string(shift.eventIdentifier)
-        case "starts_at": return .integer(try interval(shift, schedule).start)
-        case "ends_at": return .integer(try interval(shift, schedule).end)
+        case "starts_at": return .integer(try interval(shift, box.schedule).start)
+        case "ends_at": return .integer(try interval(shift, box.schedule).end)
         case "minutes":
-            let span = try interval(shift, schedule)
+            let span = try interval(shift, box.schedule)
             return .integer((span.end - span.start) / 60)
         case "hours":
-            let span = try interval(shift, schedule)
+            let span = try interval(shift, box.schedule)
             return .number(Double(span.end - span.start) / 3600)
         case let name:
             throw LuaScriptError("a shift has no field '\(name)' (id, date, type, person, person_id, notes, attributes, event_id, starts_at, ends_at, minutes, hours)")

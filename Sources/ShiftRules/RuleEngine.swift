@@ -37,6 +37,8 @@ public final class RuleEngine: ScheduleValidator {
     public let rules: [RuleInfo]
     /// The rotation plugins found in the rule folders.
     public let rotations: [RotationInfo]
+    /// What the engine was built with (script plugins run with the same folders, clock and log).
+    public let configuration: RuleEngineConfiguration
     private let state: Mutex<EngineState>
 
     /// Loads and compiles every rule in the configured folders.
@@ -46,6 +48,7 @@ public final class RuleEngine: ScheduleValidator {
         name = "Lua rules in " + configuration.directories.joined(separator: ", ")
         rules = engine.rules.map(\.info)
         rotations = engine.rotations.map(\.info)
+        self.configuration = configuration
         state = Mutex(engine)
     }
 
@@ -89,6 +92,11 @@ final class EngineState {
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
     private var collected: [Violation] = []
+    /// The prelude's `each(check, changes, …)`: one call into Lua per rule and chunk of changes.
+    private var driver: LuaRef!
+    /// Changes handed to Lua per driver call: big batches (imports, rotations) cost one call per
+    /// rule and chunk instead of one per rule and change, while each call stays within its budget.
+    static let chunkSize = 128
 
     init(_ configuration: RuleEngineConfiguration) throws {
         self.configuration = configuration
@@ -110,6 +118,10 @@ final class EngineState {
 
     private func installPrelude() throws {
         let prelude = try runtime.loadPlugin(source: Prelude.source, chunkName: "shiftscheduler/prelude.lua")
+        guard case let .function(each) = try runtime.field(prelude, "each") else {
+            throw RuleError.runtimeSetup(message: "the prelude has no driver")
+        }
+        driver = each
         for name in ["rule", "rotation", "script"] {
             try runtime.setGlobal(name, try runtime.field(prelude, name))
         }
@@ -210,14 +222,26 @@ final class EngineState {
             api.end()
             collected = []
         }
+        // One schedule object for every call of this evaluation (not a new userdata per call).
+        let schedule = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
+        var entities: [EntityKind] = []
+        var changesByEntity: [EntityKind: [Change]] = [:]
         for change in proposal.changes {
-            let entity = change.entity
-            var changeTable: LuaValue?
-            for rule in rules where rule.check != nil && rule.triggers.contains(entity) {
-                guard only.map({ rule.id == $0 }) ?? rule.info.enabled else { continue }
-                let table = try changeTable ?? sharedChangeTable(change)
-                changeTable = table
-                try run(rule, rule.check!, [table, api.scheduleObject(), api.reportFunction, .reference(rule.params)])
+            if changesByEntity[change.entity] == nil { entities.append(change.entity) }
+            changesByEntity[change.entity, default: []].append(change)
+        }
+        for entity in entities {
+            let checking = rules.filter { rule in
+                rule.check != nil && rule.triggers.contains(entity) && (only.map { rule.id == $0 } ?? rule.info.enabled)
+            }
+            guard !checking.isEmpty else { continue }
+            let changes = changesByEntity[entity]!
+            for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
+                let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
+                let tables = try changeList(chunk.map { api.changeObject($0, validating: false) })
+                for rule in checking {
+                    try run(rule, driver, [.function(rule.check!), tables, schedule, api.reportFunction, .reference(rule.params)])
+                }
             }
         }
         return collected
@@ -233,24 +257,32 @@ final class EngineState {
         let checking = rules.filter { rule in
             rule.check != nil && rule.triggers.contains(.shift) && (only.map { rule.id == $0 } ?? rule.info.enabled)
         }
+        let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
         if !checking.isEmpty {
             var failure: Error?
-            schedule.forEachShift(ShiftQuery()) { shift in
-                let change = makeChangeTable(.shift(before: nil, after: shift, reason: nil), validating: true)
+            var pending: [LuaValue] = []
+            func flush() throws {
+                guard !pending.isEmpty else { return }
+                let tables = try changeList(pending)
+                pending.removeAll(keepingCapacity: true)
                 for rule in checking {
-                    do {
-                        try run(rule, rule.check!, [change, api.scheduleObject(), api.reportFunction, .reference(rule.params)])
-                    } catch {
-                        failure = error
-                        return false
-                    }
+                    try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params)])
+                }
+            }
+            schedule.forEachShift(ShiftQuery()) { shift in
+                pending.append(api.changeObject(.shift(before: nil, after: shift, reason: nil), validating: true))
+                guard pending.count == Self.chunkSize else { return true }
+                do { try flush() } catch {
+                    failure = error
+                    return false
                 }
                 return true
             }
             if let failure { throw failure }
+            try flush()
         }
         for rule in rules where rule.validate != nil && (only.map { rule.id == $0 } ?? rule.info.enabled) {
-            try run(rule, rule.validate!, [api.scheduleObject(), api.reportFunction, .reference(rule.params)])
+            try run(rule, rule.validate!, [scheduleObject, api.reportFunction, .reference(rule.params)])
         }
         return Self.deduplicated(collected)
     }
@@ -271,69 +303,10 @@ final class EngineState {
         }
     }
 
-    /// The change table made once and frozen, so every rule gets the same table and none can
-    /// alter what the next one sees.
-    private func sharedChangeTable(_ change: Change) throws -> LuaValue {
-        let ref = try runtime.makeRef(makeChangeTable(change, validating: false))
-        try runtime.freeze(ref, name: "change")
-        return .reference(ref)
-    }
-
-    /// `{ entity = "shift", action = "added", before = …, after = …, reason = … }`.
-    private func makeChangeTable(_ change: Change, validating: Bool) -> LuaValue {
-        var table: [LuaValue: LuaValue] = [
-            .string("entity"): .string(change.entity.rawValue),
-            .string("action"): .string(change.action.rawValue),
-        ]
-        if validating { table[.string("validating")] = .boolean(true) }
-        func put(_ before: LuaValue?, _ after: LuaValue?) {
-            if let before { table[.string("before")] = before }
-            if let after { table[.string("after")] = after }
-        }
-        switch change {
-        case let .shift(before, after, reason):
-            put(before.map { api.view($0, .before) }, after.map { api.view($0, .after) })
-            if let reason { table[.string("reason")] = .string(reason) }
-        case let .person(before, after):
-            put(before.map { api.view(person: $0.id, .before) }, after.map { api.view(person: $0.id, .after) })
-        case let .shiftType(before, after):
-            put(before.map { api.view(type: $0.id, .before) }, after.map { api.view(type: $0.id, .after) })
-        case let .location(before, after):
-            put(before.map { api.view(location: $0.id, .before) }, after.map { api.view(location: $0.id, .after) })
-        case let .demand(before, after):
-            put(before.map { Self.demandRow($0) }, after.map { Self.demandRow($0) })
-        case let .availability(before, after):
-            put(before.map { Self.availabilityRow($0) }, after.map { Self.availabilityRow($0) })
-        case let .settings(before, after):
-            put(Self.settingsRow(before), Self.settingsRow(after))
-        case let .changeLogPruned(removed):
-            table[.string("count")] = .integer(Int64(removed))
-        }
-        table[.string("schedule_before")] = api.scheduleObject(.before)
-        return .table(LuaTable(hash: table))
-    }
-
-    private static func demandRow(_ item: Demand) -> LuaValue {
-        var row: [LuaValue: LuaValue] = [.string("id"): .string(item.id.description), .string("type_id"): .string(item.shiftTypeID.description),
-                                         .string("minimum"): .integer(Int64(item.minimum)), .string("optimal"): .integer(Int64(item.optimal))]
-        if case let .date(date) = item.day { row[.string("date")] = .string(date.description) }
-        if case let .weekday(day) = item.day { row[.string("weekday")] = .integer(Int64(day.rawValue)) }
-        if let skill = item.skill { row[.string("skill")] = .string(skill) }
-        return .table(LuaTable(hash: row))
-    }
-
-    private static func availabilityRow(_ item: Availability) -> LuaValue {
-        var row: [LuaValue: LuaValue] = [.string("id"): .string(item.id.description), .string("person_id"): .string(item.personID.description),
-                                         .string("from"): .string(item.from.description), .string("to"): .string(item.to.description),
-                                         .string("kind"): .string(item.kind.rawValue)]
-        if let type = item.shiftTypeID { row[.string("type_id")] = .string(type.description) }
-        if let weight = item.weight { row[.string("weight")] = .number(weight) }
-        return .table(LuaTable(hash: row))
-    }
-
-    private static func settingsRow(_ settings: StoreSettings) -> LuaValue {
-        .table(LuaTable(hash: [.string("time_zone"): .string(settings.timeZoneIdentifier),
-                               .string("week_start"): .integer(Int64(settings.weekStart.rawValue))]))
+    /// The list handed to the driver. Its elements are read-only change objects, so no rule can
+    /// alter what the next one sees; the list itself never reaches a rule.
+    private func changeList(_ changes: [LuaValue]) throws -> LuaValue {
+        .reference(try runtime.makeRef(.table(LuaTable(array: changes))))
     }
 
     /// In a whole-schedule pass a pair of shifts is seen from both sides; a rule reporting the

@@ -3,7 +3,9 @@
 //   swift run -c release shiftbench [SUITE…] [--runs N] [--quick]
 //
 // Suites: store (JSON open/save), apply (mutation cost in memory), rules (mutation cost with the
-// stock Lua rules; Lua against native Swift). Without a suite, all run.
+// stock Lua rules; Lua against native Swift), cli (shiftctl wall time on a 10k-shift store),
+// rotate (1,000 people over a year as one batch with all stock rules).
+// Without a suite, all run. `make bench` builds shiftctl too, which the cli suite runs.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
 import ShiftCore
@@ -41,15 +43,15 @@ while !arguments.isEmpty {
         sizes = list
         arguments.removeFirst()
     case "-h", "--help":
-        print("usage: shiftbench [store|apply|rules]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("usage: shiftbench [store|apply|rules|cli|rotate]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         exit(0)
-    case "store", "apply", "rules": suites.append(argument)
+    case "store", "apply", "rules", "cli", "rotate": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -60,6 +62,9 @@ do {
         switch suite {
         case "store": try StoreBenchmarks.run(runs: runs, sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]))
         case "apply": try await ApplyBenchmarks.run(sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000]), mutations: quick ? 2_000 : 20_000)
+        case "rotate":
+            try await RotationBenchmarks.run(runs: quick ? 1 : 3, people: quick ? 200 : 1_000, days: 365, rulesDirectory: rulesDirectory)
+        case "cli": try CLIBenchmarks.run(runs: runs, shifts: sizes?.first ?? 10_000, rulesDirectory: rulesDirectory)
         case "rules":
             try await RuleBenchmarks.run(
                 sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000,

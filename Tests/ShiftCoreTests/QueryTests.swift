@@ -66,6 +66,24 @@ import Testing
         #expect(s.shift(eventIdentifier: "\(ShiftID(uuid(101)))@shiftscheduler")?.id == ShiftID(uuid(101)))
     }
 
+    @Test func minutesWorkedCountsRealHoursAcrossDaylightSavingChanges() async throws {
+        let (store, _) = try await f.store()
+        // Nights from 2026-03-26 to 2026-03-30: the one starting on the 28th loses an hour.
+        var mutations: [Mutation] = []
+        for n in 0..<5 {
+            mutations.append(.scheduleShift(f.shift(n, f.night, "2026-03-\(26 + n)", f.bob)))
+        }
+        mutations.append(.scheduleShift(f.shift(9, f.office, "2026-03-27", f.carol)))
+        try await store.apply(.batch(mutations))
+        let s = await store.schedule
+        let expected = s.shifts(ShiftQuery(personID: f.bob.id)).reduce(0) { $0 + s.interval(of: $1)!.minutes }
+        #expect(expected == 5 * 720 - 60)
+        #expect(s.minutesWorked(by: f.bob.id, from: date("2026-03-01"), to: date("2026-03-31")) == expected)
+        #expect(s.minutesWorked(by: f.bob.id, from: date("2026-03-29"), to: date("2026-03-30")) == 2 * 720)
+        #expect(s.minutesWorked(by: f.bob.id, from: date("2026-04-01"), to: date("2026-04-30")) == 0)
+        #expect(s.minutesWorked(by: f.carol.id, from: date("2026-03-27"), to: date("2026-03-27")) == 1440)
+    }
+
     @Test func indexesFollowUpdates() async throws {
         let (store, _) = try await f.store()
         let shift = f.shift(1, f.day, "2026-03-02", f.bob)

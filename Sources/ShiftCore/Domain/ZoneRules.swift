@@ -49,6 +49,17 @@ public struct ZoneRules: Sendable, Hashable {
         return Int(offsets[low])
     }
 
+    /// Whether the offset changes at some instant in `(from, to]`.
+    public func hasTransition(from: Int64, to: Int64) -> Bool {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] <= from { low = mid + 1 } else { high = mid }
+        }
+        return low < transitions.count && transitions[low] <= to
+    }
+
     /// The instant (UTC seconds since 1970) of a local wall-clock time `minutes` after the start of
     /// `date` (`minutes` may pass 1440 for the next day).
     public func instant(of date: LocalDate, minutes: Int) -> Int64 {

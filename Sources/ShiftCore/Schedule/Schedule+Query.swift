@@ -140,3 +140,33 @@ extension Schedule {
         return first...last
     }
 }
+
+extension Schedule {
+    /// The real minutes a person works in shifts starting from `from` to `to` (inclusive):
+    /// a walk over their date-sorted index with no lookup per shift, and no time-zone arithmetic
+    /// unless a daylight-saving change falls inside the period.
+    public func minutesWorked(by person: PersonID, from: LocalDate, to: LocalDate) -> Int {
+        guard let refs = index.byPerson[person], from <= to else { return 0 }
+        var position = ShiftIndex.lowerBound(refs, from)
+        let periodStart = zone.instant(of: from, minutes: -1440)
+        let periodEnd = zone.instant(of: to, minutes: 2 * 1440)
+        let steady = !zone.hasTransition(from: periodStart, to: periodEnd)
+        var total = 0
+        var lastType: ShiftTypeID?
+        var lastDuration = ShiftDuration.allDay
+        while position < refs.count, refs[position].date <= to {
+            let ref = refs[position]
+            if ref.type != lastType, let type = shiftTypeStore[ref.type] {
+                lastType = ref.type
+                lastDuration = type.duration
+            }
+            if steady {
+                total += lastDuration.nominalMinutes
+            } else {
+                total += interval(of: lastDuration, on: ref.date).minutes
+            }
+            position += 1
+        }
+        return total
+    }
+}

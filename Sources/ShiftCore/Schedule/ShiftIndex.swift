@@ -1,10 +1,12 @@
 import Foundation
 import HashTreeCollections
 
-/// A shift's date and id: the sort key of the per-person index.
+/// A shift's date and id (the sort key of the per-person index), and its type, so that totals
+/// over a person's shifts (hours in a period) need no lookup of the shift itself.
 struct DatedShiftRef: Hashable, Sendable, Comparable {
     var date: LocalDate
     var id: ShiftID
+    var type: ShiftTypeID
 
     static func < (lhs: Self, rhs: Self) -> Bool { lhs.date != rhs.date ? lhs.date < rhs.date : lhs.id < rhs.id }
 }
@@ -26,7 +28,7 @@ struct ShiftIndex: Sendable {
     mutating func insert(_ shift: ScheduledShift) {
         ShiftIndex.insertSorted(&byTypeDate[TypeDay(type: shift.shiftTypeID, date: shift.date), default: []], shift.id)
         if let person = shift.personID {
-            ShiftIndex.insertSorted(&byPerson[person, default: []], DatedShiftRef(date: shift.date, id: shift.id))
+            ShiftIndex.insertSorted(&byPerson[person, default: []], DatedShiftRef(date: shift.date, id: shift.id, type: shift.shiftTypeID))
         }
         if let range = dateRange {
             if shift.date < range.lowerBound || shift.date > range.upperBound {
@@ -40,7 +42,7 @@ struct ShiftIndex: Sendable {
     mutating func remove(_ shift: ScheduledShift) {
         ShiftIndex.removeSorted(&byTypeDate, key: TypeDay(type: shift.shiftTypeID, date: shift.date), shift.id)
         if let person = shift.personID {
-            ShiftIndex.removeSorted(&byPerson, key: person, DatedShiftRef(date: shift.date, id: shift.id))
+            ShiftIndex.removeSorted(&byPerson, key: person, DatedShiftRef(date: shift.date, id: shift.id, type: shift.shiftTypeID))
         }
     }
 

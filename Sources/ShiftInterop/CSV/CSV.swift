@@ -1,0 +1,92 @@
+import Foundation
+import ShiftCore
+
+/// RFC 4180 text: fields separated by commas, records by CRLF (LF also read), fields holding a
+/// comma, a quote, a line break or outer spaces quoted with `"` and quotes doubled.
+enum CSV {
+    /// One record and the line it starts on.
+    struct Record {
+        var fields: [String]
+        var line: Int
+    }
+
+    static func field(_ text: String) -> String {
+        let needsQuotes = text.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+            || text.first == " " || text.last == " "
+        return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    static func record(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") + "\r\n" }
+
+    /// Parses every record; blank lines are skipped.
+    static func parse(_ text: String) throws(ImportFailure) -> [Record] {
+        var records: [Record] = []
+        var fields: [String] = []
+        var field = ""
+        var line = 1
+        var recordLine = 1
+        var quoted = false
+        var quoteLine = 0
+        var afterQuote = false
+        var fieldStarted = false
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = scalars.next()
+
+        func endRecord() {
+            fields.append(field)
+            if !(fields.count == 1 && fields[0].isEmpty && !fieldStarted) { records.append(Record(fields: fields, line: recordLine)) }
+            fields = []
+            field = ""
+            afterQuote = false
+            fieldStarted = false
+        }
+
+        while let scalar = pending {
+            pending = scalars.next()
+            if quoted {
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        field.unicodeScalars.append("\"")
+                        pending = scalars.next()
+                    } else {
+                        quoted = false
+                        afterQuote = true
+                    }
+                } else {
+                    if scalar == "\n" { line += 1 }
+                    field.unicodeScalars.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case ",":
+                fields.append(field)
+                field = ""
+                afterQuote = false
+                fieldStarted = true
+            case "\r" where pending == "\n":
+                continue
+            case "\n", "\r":
+                endRecord()
+                line += 1
+                recordLine = line
+            case "\"":
+                guard field.isEmpty, !afterQuote else {
+                    throw ImportFailure(line: line, "a quote inside a field; quote the whole field and double inner quotes (\"say \"\"hi\"\"\")")
+                }
+                quoted = true
+                quoteLine = line
+                fieldStarted = true
+            default:
+                guard !afterQuote else {
+                    throw ImportFailure(line: line, "text after a closing quote; quote the whole field")
+                }
+                field.unicodeScalars.append(scalar)
+                fieldStarted = true
+            }
+        }
+        if quoted { throw ImportFailure(line: quoteLine, "a quoted field is never closed") }
+        if !field.isEmpty || !fields.isEmpty || fieldStarted { endRecord() }
+        return records
+    }
+}

@@ -1,0 +1,79 @@
+import ShiftCore
+
+/// One thing wrong with an import file, at a line (1-based, the line in the file as a text
+/// editor counts it).
+public struct ImportProblem: Hashable, Sendable, CustomStringConvertible {
+    public var line: Int?
+    public var message: String
+
+    public init(line: Int?, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    /// `line 12: event 'Dentist' on 2026-03-02 matches no shift type …`.
+    public var description: String { (line.map { "line \($0): " } ?? "") + message }
+}
+
+/// Why a file could not be imported: every problem found, so a user can fix them in one go.
+/// Nothing was written.
+public struct ImportFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    public var problems: [ImportProblem]
+
+    public init(_ problems: [ImportProblem]) { self.problems = problems }
+    public init(line: Int?, _ message: String) { self.problems = [ImportProblem(line: line, message: message)] }
+
+    public var description: String { problems.map(\.description).joined(separator: "; ") }
+}
+
+/// What importing a file would change: shifts to add, shifts to update, and how many are
+/// already in the store as they are. Applied as one batch mutation (`mutation`), so the rules
+/// check the whole import and it commits whole or not at all.
+public struct ShiftImportPlan: Hashable, Sendable {
+    public var added: [ScheduledShift] = []
+    public var updated: [ScheduledShift] = []
+    public var unchanged = 0
+
+    public init() {}
+
+    /// The plan for a list of shifts read from a file: new ids are added, known ids updated
+    /// (when they differ), nothing is removed.
+    public init(merging shifts: [ScheduledShift], into schedule: Schedule) {
+        for shift in shifts {
+            switch schedule.shift(shift.id) {
+            case nil: added.append(shift)
+            case let old? where old != shift: updated.append(shift)
+            default: unchanged += 1
+            }
+        }
+    }
+
+    public var isEmpty: Bool { added.isEmpty && updated.isEmpty }
+
+    /// The whole import as one batch (nil when there is nothing to do).
+    public var mutation: Mutation? {
+        isEmpty ? nil : .batch(added.map { .scheduleShift($0) } + updated.map { .updateShift($0, reason: "import") })
+    }
+}
+
+/// Finds people and shift types by what a file calls them: exact text first, then ignoring case
+/// when that is unique.
+struct NameLookup: Sendable {
+    let schedule: Schedule
+
+    func shiftType(symbol: String) -> ShiftType? {
+        if let type = schedule.shiftType(symbol: symbol) { return type }
+        let folded = schedule.shiftTypes.filter { $0.symbol.lowercased() == symbol.lowercased() }
+        return folded.count == 1 ? folded[0] : nil
+    }
+
+    func person(named name: String) -> Person? {
+        let people = schedule.people
+        let exact = people.filter { $0.displayName == name }
+        if exact.count == 1 { return exact[0] }
+        let folded = people.filter { $0.displayName.lowercased() == name.lowercased() }
+        return folded.count == 1 ? folded[0] : nil
+    }
+
+    var symbolList: String { schedule.shiftTypes.map(\.symbol).joined(separator: ", ") }
+}
