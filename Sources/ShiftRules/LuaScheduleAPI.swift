@@ -61,7 +61,12 @@ final class LuaScheduleAPI {
     private var beforeBox: ScheduleBox?
     private var after: Schedule? { afterBox?.schedule }
     private var targets: [Target] = []
-    private var shiftViews: [Side: [ShiftID: Int]] = [:]
+    private var shiftViews: [ShiftViewKey: Int] = [:]
+
+    private struct ShiftViewKey: Hashable {
+        let id: ShiftID
+        let side: Side
+    }
     private var entityViews: [EntityKey: Int] = [:]
 
     private enum EntityKey: Hashable {
@@ -110,7 +115,7 @@ final class LuaScheduleAPI {
     func advance(to schedule: Schedule, refreshing shifts: some Sequence<ShiftID>) {
         afterBox = ScheduleBox(schedule)
         for id in shifts {
-            if let index = shiftViews[.after]?[id], let shift = schedule.shift(id) { targets[index] = .shift(shift, .after) }
+            if let index = shiftViews[ShiftViewKey(id: id, side: .after)], let shift = schedule.shift(id) { targets[index] = .shift(shift, .after) }
         }
     }
 
@@ -131,10 +136,11 @@ final class LuaScheduleAPI {
     // MARK: Views
 
     func view(_ shift: ScheduledShift, _ side: Side = .after) -> LuaValue {
-        if let index = shiftViews[side]?[shift.id] { return object(shiftClass, index) }
+        let key = ShiftViewKey(id: shift.id, side: side)
+        if let index = shiftViews[key] { return object(shiftClass, index) }
         let index = targets.count
         targets.append(.shift(shift, side))
-        shiftViews[side, default: [:]][shift.id] = index
+        shiftViews[key] = index
         return object(shiftClass, index)
     }
 
