@@ -125,7 +125,7 @@ extension App {
             refusedCommits: outcome.refusedCommits, changes: totals, batches: batches, violations: batches.flatMap(\.violations))
 
         var text = dryRun ? "dry run (nothing written): " : ""
-        text += "script \(outcome.id): " + Self.describe(totals)
+        text += "script \(outcome.id): " + Self.describe(ChangeCountOutput.byKind(outcome.batches.flatMap(\.changes)))
         let checkpoints = outcome.batches.filter(\.isCheckpoint).count
         if checkpoints > 0 || outcome.refusedCommits > 0 {
             text += " (\(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s")"

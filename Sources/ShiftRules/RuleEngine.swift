@@ -92,6 +92,16 @@ final class EngineState {
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
     private var collected: [Violation] = []
+    /// The rule running now, which `report` calls are attributed to.
+    private var currentRule: RuleInfo?
+    /// Receives `report{…}` for the rule running now (made once, not per call).
+    private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in
+        guard let rule = currentRule else { throw LuaScriptError("report can only be called while a rule runs") }
+        collected.append(Violation(
+            ruleID: rule.id, severity: report.severity ?? rule.severity, message: report.message,
+            penalty: report.penalty, shiftID: report.shiftID, personID: report.personID, date: report.date,
+            relatedShiftIDs: report.related, source: rule.file))
+    }
     /// The prelude's `each(check, changes, …)`: one call into Lua per rule and chunk of changes.
     private var driver: LuaRef!
     /// Changes handed to Lua per driver call: big batches (imports, rotations) cost one call per
@@ -222,25 +232,37 @@ final class EngineState {
             api.end()
             collected = []
         }
-        // One schedule object for every call of this evaluation (not a new userdata per call).
-        let schedule = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
-        var entities: [EntityKind] = []
-        var changesByEntity: [EntityKind: [Change]] = [:]
-        for change in proposal.changes {
-            if changesByEntity[change.entity] == nil { entities.append(change.entity) }
-            changesByEntity[change.entity, default: []].append(change)
+        // The common case — one change — skips grouping; a batch groups its changes by entity.
+        let groups: [(EntityKind, [Change])]
+        if proposal.changes.count == 1 {
+            groups = [(proposal.changes[0].entity, proposal.changes)]
+        } else {
+            var entities: [EntityKind] = []
+            var changesByEntity: [EntityKind: [Change]] = [:]
+            for change in proposal.changes {
+                if changesByEntity[change.entity] == nil { entities.append(change.entity) }
+                changesByEntity[change.entity, default: []].append(change)
+            }
+            groups = entities.map { ($0, changesByEntity[$0]!) }
         }
-        for entity in entities {
+        var schedule: LuaValue?
+        for (entity, changes) in groups {
             let checking = rules.filter { rule in
                 rule.check != nil && rule.triggers.contains(entity) && (only.map { rule.id == $0 } ?? rule.info.enabled)
             }
             guard !checking.isEmpty else { continue }
-            let changes = changesByEntity[entity]!
+            // Values used by several calls are stored once; for a single call they are passed as
+            // they are (a registry reference costs more than pushing them once).
+            let shared = checking.count > 1 || changes.count > Self.chunkSize
+            if schedule == nil {
+                schedule = shared ? .reference(try runtime.makeRef(api.scheduleObject())) : api.scheduleObject()
+            }
             for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
                 let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
-                let tables = try changeList(chunk.map { api.changeObject($0, validating: false) })
+                let objects = LuaValue.table(LuaTable(array: chunk.map { api.changeObject($0, validating: false) }))
+                let list = shared ? try changeList(objects) : objects
                 for rule in checking {
-                    try run(rule, driver, [.function(rule.check!), tables, schedule, api.reportFunction, .reference(rule.params)])
+                    try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
                 }
             }
         }
@@ -263,7 +285,7 @@ final class EngineState {
             var pending: [LuaValue] = []
             func flush() throws {
                 guard !pending.isEmpty else { return }
-                let tables = try changeList(pending)
+                let tables = try changeList(.table(LuaTable(array: pending)))
                 pending.removeAll(keepingCapacity: true)
                 for rule in checking {
                     try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params)])
@@ -289,13 +311,12 @@ final class EngineState {
 
     /// Calls one of a rule's functions, collecting what it reports.
     private func run(_ rule: LoadedRule, _ function: LuaRef, _ arguments: [LuaValue]) throws {
-        api.reportSink = { [unowned self] report in
-            collected.append(Violation(
-                ruleID: rule.id, severity: report.severity ?? rule.info.severity, message: report.message,
-                penalty: report.penalty, shiftID: report.shiftID, personID: report.personID, date: report.date,
-                relatedShiftIDs: report.related, source: rule.info.file))
+        currentRule = rule.info
+        api.reportSink = reportCollector
+        defer {
+            api.reportSink = nil
+            currentRule = nil
         }
-        defer { api.reportSink = nil }
         do {
             _ = try runtime.call(function, arguments)
         } catch {
@@ -305,8 +326,8 @@ final class EngineState {
 
     /// The list handed to the driver. Its elements are read-only change objects, so no rule can
     /// alter what the next one sees; the list itself never reaches a rule.
-    private func changeList(_ changes: [LuaValue]) throws -> LuaValue {
-        .reference(try runtime.makeRef(.table(LuaTable(array: changes))))
+    private func changeList(_ changes: LuaValue) throws -> LuaValue {
+        .reference(try runtime.makeRef(changes))
     }
 
     /// In a whole-schedule pass a pair of shifts is seen from both sides; a rule reporting the

@@ -38,17 +38,17 @@ extension Schedule {
 
         if let person = query.personID {
             guard !query.unassignedOnly, let refs = index.byPerson[person] else { return }
-            var position = ShiftIndex.lowerBound(refs, first)
-            let end = ShiftIndex.lowerBound(refs, last.adding(days: 1))
-            let slice = newestFirst ? Array(refs[position..<end].reversed()) : Array(refs[position..<end])
-            position = 0
+            let lower = ShiftIndex.lowerBound(refs, first)
+            let upper = ShiftIndex.lowerBound(refs, last.adding(days: 1))
             var currentDate: LocalDate?
-            for ref in slice {
+            for offset in 0..<(upper - lower) {
+                let ref = refs[newestFirst ? upper - 1 - offset : lower + offset]
                 if ref.date != currentDate {
                     guard flush() else { return }
                     currentDate = ref.date
                 }
-                if let shift = shiftStore[ref.id], matches(shift, query, types) { day.append(shift) }
+                if let types, !types.contains(ref.type) { continue }
+                if let shift = shiftStore[ref.id], matches(shift, query, nil) { day.append(shift) }
             }
             _ = flush()
             return
