@@ -36,12 +36,16 @@ extension LuaScheduleAPI {
             }
             return .integer(Int64(total))
         }
-        try method("minutes") { [unowned self] schedule, _, args in
+        try method("minutes") { [unowned self] schedule, side, args in
             var (query, exclude) = try shiftQuery(args, schedule)
             // The common question — a person's hours in a period — has a fast path in the index.
             if exclude == nil, let person = query.personID, let from = query.from, let to = query.to,
                query.shiftTypeIDs == nil, query.locationID == nil, query.overlapping == nil, !query.unassignedOnly {
-                return .integer(Int64(schedule.minutesWorked(by: person, from: from, to: to)))
+                let key = MinutesKey(side: side, person: person, from: from, to: to)
+                if let cached = minutesCache[key] { return .integer(Int64(cached)) }
+                let minutes = schedule.minutesWorked(by: person, from: from, to: to)
+                minutesCache[key] = minutes
+                return .integer(Int64(minutes))
             }
             query.limit = nil
             var total: Int64 = 0

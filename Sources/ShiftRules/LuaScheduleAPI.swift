@@ -63,6 +63,18 @@ final class LuaScheduleAPI {
     private var targets: [Target] = []
     private var shiftViews: [ShiftViewKey: Int] = [:]
 
+    /// Hours worked per person and period during one evaluation: the schedule does not change
+    /// while it is evaluated, and a batch (an import, a rotation, `validate`) asks the same
+    /// question for every shift of a person.
+    var minutesCache: [MinutesKey: Int] = [:]
+
+    struct MinutesKey: Hashable {
+        let side: Side
+        let person: PersonID
+        let from: LocalDate
+        let to: LocalDate
+    }
+
     private struct ShiftViewKey: Hashable {
         let id: ShiftID
         let side: Side
@@ -94,6 +106,7 @@ final class LuaScheduleAPI {
         generation += 1
         afterBox = ScheduleBox(after)
         beforeBox = before.map(ScheduleBox.init)
+        minutesCache.removeAll(keepingCapacity: true)
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
@@ -104,6 +117,7 @@ final class LuaScheduleAPI {
         generation += 1
         afterBox = nil
         beforeBox = nil
+        minutesCache.removeAll(keepingCapacity: true)
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
@@ -114,6 +128,7 @@ final class LuaScheduleAPI {
     /// views stale; views of the given shifts show their state in it.
     func advance(to schedule: Schedule, refreshing shifts: some Sequence<ShiftID>) {
         afterBox = ScheduleBox(schedule)
+        minutesCache.removeAll(keepingCapacity: true)
         for id in shifts {
             if let index = shiftViews[ShiftViewKey(id: id, side: .after)], let shift = schedule.shift(id) { targets[index] = .shift(shift, .after) }
         }
