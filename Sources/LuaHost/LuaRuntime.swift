@@ -72,7 +72,15 @@ public final class LuaRuntime {
     private var rt: OpaquePointer!
     private var L: OpaquePointer { lh_state(rt) }
     let owner = LuaRefOwner()
-    private var functions: [(name: String, body: LuaHostFunction)] = []
+    /// Host function bodies by id; an object class's `__index` returns exactly one value, so it
+    /// is kept apart from general functions and dispatched without building a results array.
+    private enum HostBody {
+        case many(LuaHostFunction)
+        case index((LuaObject, LuaValue) throws -> LuaValue)
+    }
+
+    private var functions: [HostBody] = []
+    fileprivate var functionNames: [String] = []
     private var classCount: Int32 = 0
     private let argTape = Tape()
     private let resultTape = Tape()
@@ -302,7 +310,8 @@ public final class LuaRuntime {
     /// Makes a Lua function that runs `body` (through the C trampoline).
     public func makeFunction(name: String, _ body: @escaping LuaHostFunction) throws -> LuaRef {
         let id = Int64(functions.count)
-        functions.append((name, body))
+        functions.append(.many(body))
+        functionNames.append(name)
         var ref: Int32 = 0
         guard lh_new_function(L, id, name, &ref) == LH_OK else { throw memoryError("host") }
         return LuaRef(ref: ref, owner: owner)
@@ -327,10 +336,8 @@ public final class LuaRuntime {
         classCount += 1
         let cls = LuaClassID(rawValue: classCount)
         let id = Int64(functions.count)
-        functions.append((name + ".__index", { args in
-            let obj = try args.object(0)
-            return [try index(obj, try args.value(1))]
-        }))
+        functions.append(.index(index))
+        functionNames.append(name + ".__index")
         guard lh_new_class(L, cls.rawValue, name, id) == LH_OK else { throw memoryError("host") }
         return cls
     }
@@ -351,11 +358,15 @@ public final class LuaRuntime {
     fileprivate func dispatch(_ L: OpaquePointer, _ fnid: Int64, _ args: UnsafePointer<lh_value>?,
                               _ nargs: Int32, _ out: UnsafeMutablePointer<lh_tape>) -> Int32 {
         resultTape.reset()
-        let f = functions[Int(fnid)]
-        let a = LuaArguments(runtime: self, L: L, base: args, count: Int(nargs), functionName: f.name)
+        let a = LuaArguments(runtime: self, L: L, base: args, count: Int(nargs), functionIndex: Int(fnid))
         do {
-            let results = try f.body(a)
-            try resultTape.encode(results, owner: owner, maxDepth: configuration.maxTableDepth)
+            switch functions[Int(fnid)] {
+            case let .many(body):
+                try resultTape.encode(try body(a), owner: owner, maxDepth: configuration.maxTableDepth)
+            case let .index(body):
+                let value = try body(try a.object(0), try a.value(1))
+                try resultTape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+            }
             out.pointee = resultTape.tape
             return 0
         } catch {
@@ -548,8 +559,10 @@ public struct LuaArguments {
     let base: UnsafePointer<lh_value>?
     /// Number of arguments.
     public let count: Int
+    /// Which host function this is (its name is looked up only for error messages).
+    let functionIndex: Int
     /// Name the function was registered under (used in error messages).
-    public let functionName: String
+    public var functionName: String { runtime.functionNames[functionIndex] }
 
     private func raw(_ i: Int) -> lh_value? {
         guard i >= 0 && i < count, let base else { return nil }
