@@ -12,7 +12,9 @@ final class LuaScheduleAPI {
     enum Side: Int64 { case after = 0, before = 1 }
 
     enum Target {
-        case change(Change, validating: Bool)
+        /// A change, with the views of its entity before and after made up front (every rule
+        /// reads `change.after`; this way the read is a lookup, not a hash per read).
+        case change(Change, validating: Bool, before: LuaValue, after: LuaValue)
         case shift(ScheduledShift, Side)
         case person(PersonID, Side)
         case shiftType(ShiftTypeID, Side)
@@ -161,9 +163,32 @@ final class LuaScheduleAPI {
 
     /// A read-only change object (`change.entity`, `change.after`, …) for a rule's check.
     func changeObject(_ change: Change, validating: Bool) -> LuaValue {
+        let (before, after) = entityViews(of: change)
         let index = targets.count
-        targets.append(.change(change, validating: validating))
+        targets.append(.change(change, validating: validating, before: before, after: after))
         return object(changeClass, index)
+    }
+
+    /// The values `change.before` and `change.after` read.
+    private func entityViews(of change: Change) -> (LuaValue, LuaValue) {
+        switch change {
+        case let .shift(before, after, _):
+            return (before.map { view($0, .before) } ?? .nil, after.map { view($0, .after) } ?? .nil)
+        case let .person(before, after):
+            return (before.map { view(person: $0.id, .before) } ?? .nil, after.map { view(person: $0.id, .after) } ?? .nil)
+        case let .shiftType(before, after):
+            return (before.map { view(type: $0.id, .before) } ?? .nil, after.map { view(type: $0.id, .after) } ?? .nil)
+        case let .location(before, after):
+            return (before.map { view(location: $0.id, .before) } ?? .nil, after.map { view(location: $0.id, .after) } ?? .nil)
+        case let .demand(before, after):
+            return (before.map(Self.demandRow) ?? .nil, after.map(Self.demandRow) ?? .nil)
+        case let .availability(before, after):
+            return (before.map(Self.availabilityRow) ?? .nil, after.map(Self.availabilityRow) ?? .nil)
+        case let .settings(before, after):
+            return (Self.settingsRow(before), Self.settingsRow(after))
+        case .changeLogPruned:
+            return (.nil, .nil)
+        }
     }
 
     func view(person id: PersonID, _ side: Side = .after) -> LuaValue {
@@ -212,8 +237,12 @@ final class LuaScheduleAPI {
 
     private func registerClasses() throws {
         changeClass = try runtime.registerClass(name: "Change") { [unowned self] object, key in
-            guard case let .change(change, validating) = try target(object) else { throw LuaScriptError("not a change") }
-            return try changeField(change, validating: validating, try fieldName(key, "change"))
+            guard case let .change(change, validating, before, after) = try target(object) else { throw LuaScriptError("not a change") }
+            switch try fieldName(key, "change") {
+            case "after": return after
+            case "before": return before
+            case let name: return try changeField(change, validating: validating, name)
+            }
         }
         shiftClass = try runtime.registerClass(name: "Shift") { [unowned self] object, key in
             guard case let .shift(shift, side) = try target(object) else { throw LuaScriptError("not a shift") }
@@ -284,18 +313,6 @@ final class LuaScheduleAPI {
         case "action": return .string(change.action.rawValue)
         case "validating": return .boolean(validating)
         case "schedule_before": return scheduleObject(.before)
-        case "before", "after":
-            let after = name == "after"
-            switch change {
-            case let .shift(before, later, _): return (after ? later : before).map { view($0, after ? .after : .before) } ?? .nil
-            case let .person(before, later): return (after ? later : before).map { view(person: $0.id, after ? .after : .before) } ?? .nil
-            case let .shiftType(before, later): return (after ? later : before).map { view(type: $0.id, after ? .after : .before) } ?? .nil
-            case let .location(before, later): return (after ? later : before).map { view(location: $0.id, after ? .after : .before) } ?? .nil
-            case let .demand(before, later): return (after ? later : before).map(Self.demandRow) ?? .nil
-            case let .availability(before, later): return (after ? later : before).map(Self.availabilityRow) ?? .nil
-            case let .settings(before, later): return Self.settingsRow(after ? later : before)
-            case .changeLogPruned: return .nil
-            }
         case "reason":
             if case let .shift(_, _, reason) = change, let reason { return .string(reason) }
             return .nil
