@@ -7,7 +7,7 @@ import HashTreeCollections
 /// copy (every mutation appends to the proposed copy of the schedule) copies at most one short
 /// tail and one path of the map, never the whole log.
 public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
-    private static let chunkSize = 32
+    private static let chunkSize = 16
     /// Entries are boxed so that copying a chunk or the tail copies pointers, not ~700-byte values.
     private final class Box: Sendable {
         let entry: ChangeLogEntry
