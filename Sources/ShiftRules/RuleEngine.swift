@@ -15,6 +15,9 @@ public struct RuleEngineConfiguration: Sendable {
     public var log: @Sendable (_ source: String, _ message: String) -> Void
     /// Sandbox limits per rule call (instruction budget, memory, wall clock).
     public var limits: LuaRuntime.Configuration
+    /// How many Lua states may check a large batch or a whole schedule side by side (one per
+    /// core by default). Extra states are made on first use, so a single change pays for one.
+    public var workers: Int = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
 
     public init(
         directories: [String], config: RulesConfig = RulesConfig(), now: @escaping @Sendable () -> Date = { Date() },
@@ -40,6 +43,10 @@ public final class RuleEngine: ScheduleValidator {
     /// What the engine was built with (script plugins run with the same folders, clock and log).
     public let configuration: RuleEngineConfiguration
     private let state: Mutex<EngineState>
+    /// Extra Lua states for parallel work, made on first use and reused.
+    private let pool: Mutex<[EngineState]> = Mutex([])
+    /// Batches smaller than this are checked by one state: splitting would cost more than it saves.
+    static let parallelThreshold = 4 * EngineState.chunkSize
 
     /// Loads and compiles every rule in the configured folders.
     /// - Throws: `RuleError` naming the file (and line) of the first rule that cannot be loaded.
@@ -53,11 +60,83 @@ public final class RuleEngine: ScheduleValidator {
     }
 
     public func evaluate(_ proposal: Proposal) throws -> [Violation] {
-        try state.withLock { try $0.evaluate(proposal, only: nil) }
+        let count = proposal.changes.count
+        guard configuration.workers > 1, count >= Self.parallelThreshold else {
+            return try state.withLock { try $0.evaluate(proposal, only: nil) }
+        }
+        // A big batch: contiguous slices of its changes, each checked by its own Lua state
+        // against the same proposed schedule; results joined in slice order (deterministic).
+        let slices = Self.slices(count, workers: configuration.workers)
+        let results = try parallel(slices.count) { index, engine in
+            let changes = Array(proposal.changes[slices[index]])
+            return try engine.evaluate(Proposal(
+                mutation: proposal.mutation, changes: changes, before: proposal.before, after: proposal.after,
+                user: proposal.user, timestamp: proposal.timestamp), only: nil)
+        }
+        return results.flatMap { $0 }
     }
 
     public func validate(_ schedule: Schedule) throws -> [Violation] {
-        try state.withLock { try $0.validate(schedule, only: nil) }
+        guard configuration.workers > 1, schedule.shiftCount >= Self.parallelThreshold else {
+            return try state.withLock { try $0.validate(schedule, only: nil) }
+        }
+        // Every shift's checks, in slices checked side by side, then the whole-schedule phase.
+        // Slices are whole chunks, so the joined result is in the same order one state gives.
+        let shifts = schedule.shifts()
+        let slices = Self.slices(shifts.count, workers: configuration.workers)
+        let perShift = try parallel(slices.count) { index, engine in
+            try engine.validate(schedule, only: nil, shifts: shifts[slices[index]], wholeSchedulePhase: false)
+        }
+        let phase = try state.withLock { try $0.validate(schedule, only: nil, shifts: [], wholeSchedulePhase: true) }
+        return EngineState.deduplicated(perShift.flatMap { $0 } + phase)
+    }
+
+    /// Contiguous ranges of whole chunks, one per worker.
+    static func slices(_ count: Int, workers: Int) -> [Range<Int>] {
+        guard count > 0 else { return [] }
+        let chunks = (count + EngineState.chunkSize - 1) / EngineState.chunkSize
+        let perWorker = (chunks + workers - 1) / workers * EngineState.chunkSize
+        return stride(from: 0, to: count, by: perWorker).map { $0..<min($0 + perWorker, count) }
+    }
+
+    /// Runs `work` for each slice index on its own Lua state (the primary one for slice 0), side
+    /// by side, and returns the results in slice order; the first error wins.
+    private func parallel<T: Sendable>(_ count: Int, _ work: @Sendable (Int, EngineState) throws -> T) throws -> [T] {
+        let extras = checkOut(count - 1)
+        defer { checkIn(extras) }
+        // Worker w takes slices w, w + workers, …: if an extra state could not be made, the
+        // slices still all run, on fewer states.
+        let workers = extras.count + 1
+        let results = Mutex<[Int: Result<T, any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: count, by: workers) {
+                let outcome: Result<T, any Error>
+                if worker == 0 {
+                    outcome = state.withLock { engine in Result { try work(index, engine) } }
+                } else {
+                    outcome = Result { try work(index, extras[worker - 1].state) }
+                }
+                results.withLock { $0[index] = outcome }
+            }
+        }
+        let collected = results.withLock { $0 }
+        return try (0..<count).map { try collected[$0]!.get() }
+    }
+
+    /// Extra states for one parallel run: idle ones from the pool, new ones beyond that.
+    private func checkOut(_ count: Int) -> [StateLease] {
+        guard count > 0 else { return [] }
+        var leases = pool.withLock { idle -> [StateLease] in
+            let taken = idle.suffix(count).map(StateLease.init)
+            idle.removeLast(taken.count)
+            return taken
+        }
+        while leases.count < count, let fresh = try? EngineState(configuration) { leases.append(StateLease(fresh)) }
+        return leases
+    }
+
+    private func checkIn(_ leases: [StateLease]) {
+        pool.withLock { idle in idle.append(contentsOf: leases.map(\.state)) }
     }
 
     /// The shifts a rotation would schedule (not yet applied: wrap them in a batch mutation so the
@@ -70,6 +149,16 @@ public final class RuleEngine: ScheduleValidator {
     public func runExamples(ruleIDs: Set<String>? = nil) -> [RuleExampleResult] {
         state.withLock { $0.runExamples(ruleIDs: ruleIDs) }
     }
+}
+
+/// An extra Lua state checked out of the engine's pool for one parallel run.
+///
+/// `@unchecked Sendable`: a lease is owned by exactly one worker between `checkOut` and
+/// `checkIn` (the pool hands each state to one lease; the worker that holds it is the only code
+/// that touches it until the run ends), so the state is never used from two threads at once.
+struct StateLease: @unchecked Sendable {
+    let state: EngineState
+    init(_ state: EngineState) { self.state = state }
 }
 
 /// A rule as loaded.
@@ -269,7 +358,11 @@ final class EngineState {
         return collected
     }
 
-    func validate(_ schedule: Schedule, only: String?) throws -> [Violation] {
+    /// Whole-schedule checks: every shift's `check` (all shifts, or the given slice of them, in
+    /// schedule order) and, when asked, each rule's `validate` phase.
+    func validate(
+        _ schedule: Schedule, only: String?, shifts slice: ArraySlice<ScheduledShift>? = nil, wholeSchedulePhase: Bool = true
+    ) throws -> [Violation] {
         api.begin(after: schedule, before: nil)
         collected = []
         defer {
@@ -291,7 +384,7 @@ final class EngineState {
                     try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params)])
                 }
             }
-            schedule.forEachShift(ShiftQuery()) { shift in
+            func add(_ shift: ScheduledShift) -> Bool {
                 pending.append(api.changeObject(.shift(before: nil, after: shift, reason: nil), validating: true))
                 guard pending.count == Self.chunkSize else { return true }
                 do { try flush() } catch {
@@ -300,13 +393,18 @@ final class EngineState {
                 }
                 return true
             }
+            if let slice {
+                for shift in slice where !add(shift) { break }
+            } else {
+                schedule.forEachShift(ShiftQuery(), add)
+            }
             if let failure { throw failure }
             try flush()
         }
-        for rule in rules where rule.validate != nil && (only.map { rule.id == $0 } ?? rule.info.enabled) {
+        for rule in rules where wholeSchedulePhase && rule.validate != nil && (only.map { rule.id == $0 } ?? rule.info.enabled) {
             try run(rule, rule.validate!, [scheduleObject, api.reportFunction, .reference(rule.params)])
         }
-        return Self.deduplicated(collected)
+        return slice == nil ? Self.deduplicated(collected) : collected
     }
 
     /// Calls one of a rule's functions, collecting what it reports.
