@@ -191,6 +191,14 @@ final class EngineState {
             penalty: report.penalty, shiftID: report.shiftID, personID: report.personID, date: report.date,
             relatedShiftIDs: report.related, source: rule.file))
     }
+    /// Rule ids by file, to tag what a rule prints.
+    private let ruleNames = RuleNames()
+
+    final class RuleNames: Sendable {
+        private let names = Mutex<[String: String]>([:])
+        func set(_ file: String, _ id: String) { names.withLock { $0[file] = id } }
+        func id(of file: String) -> String? { names.withLock { $0[file] } }
+    }
     /// The prelude's `each(check, changes, …)`: one call into Lua per rule and chunk of changes.
     private var driver: LuaRef!
     /// Changes handed to Lua per driver call: big batches (imports, rotations) cost one call per
@@ -202,7 +210,12 @@ final class EngineState {
         var limits = configuration.limits
         limits.requireRoots = configuration.directories.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let log = configuration.log
-        limits.print = { source, message in log(source, message) }
+        let names = ruleNames
+        // `print` from a rule is tagged with its file and rule id: `rules/x.lua (rule_id): …`.
+        limits.print = { source, message in
+            let id = names.id(of: source)
+            log(id.map { "\(source) (\($0))" } ?? source, message)
+        }
         do {
             runtime = try LuaRuntime(configuration: limits)
             api = try LuaScheduleAPI(runtime: runtime, now: configuration.now)
@@ -247,6 +260,7 @@ final class EngineState {
             throw RuleError.duplicateID(id: id, files: files.sorted())
         }
         rules = loaded.sorted { $0.id < $1.id }
+        for rule in rules { ruleNames.set(rule.info.file, rule.id) }
         rotations = loadedRotations.sorted { $0.info.id < $1.info.id }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ShiftCore
 @testable import ShiftRules
@@ -179,6 +180,20 @@ import ShiftCore
         let (store, _) = try await w.store(try w.engine([folder.path]))
         let result = try await store.apply(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)))
         #expect(result.violations.map(\.message) == ["2026-03-03 X 3"])
+    }
+
+    @Test func printGoesToTheLogWithTheFileAndRuleID() throws {
+        let folder = try RuleFolder(["talker.lua": """
+            return rule { id = "talker", summary = "Talks.", on = { "shift" },
+              check = function(change) print("checking", change.after.date) end }
+            """])
+        let lines = Mutex<[String]>([])
+        let engine = try RuleEngine(RuleEngineConfiguration(
+            directories: [folder.path], log: { source, message in lines.withLock { $0.append("\(source): \(message)") } }))
+        var schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC")).applying(w.setup).schedule
+        schedule = try schedule.applying(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob))).schedule
+        _ = try engine.validate(schedule)
+        #expect(lines.withLock { $0 } == ["\(folder.path)/talker.lua (talker): checking\t2026-03-02"])
     }
 
     @Test func theLuaAPIAnswersQueries() async throws {
