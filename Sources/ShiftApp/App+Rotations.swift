@@ -4,32 +4,6 @@ import ShiftRules
 
 // rotations list|show, rotate.
 
-public struct RotationOutput: Encodable, Sendable {
-    public let id: String
-    public let summary: String
-    public let source: String
-    public let file: String
-    public let teams: [String]
-    public let pattern: [String: String]
-    public let cycleDays: Int?
-    public let shifts: [String: String]
-    public let averageWeeklyHours: Double?
-
-    enum CodingKeys: String, CodingKey { case id, summary, source, file, teams, pattern, cycleDays, shifts, averageWeeklyHours }
-
-    init(_ info: RotationInfo) {
-        id = info.id
-        summary = info.summary
-        source = info.source
-        file = info.file
-        teams = info.teams
-        pattern = info.pattern
-        cycleDays = info.cycleDays
-        shifts = info.shifts
-        averageWeeklyHours = info.averageWeeklyHours
-    }
-}
-
 public struct RotateOutput: Encodable, Sendable {
     public let rotation: String
     public let from: String
@@ -47,7 +21,7 @@ extension App {
     public func listRotations() throws -> CommandResult {
         let schedule = try load()
         let engine = try workspace.ruleEngine(for: schedule.settings)
-        let items = engine.rotations.map(RotationOutput.init)
+        let items = engine.rotations
         var table = TextTable("ID", "TEAMS", "CYCLE", "SHIFTS", "H/WEEK", "SUMMARY")
         for item in items {
             table.add(item.id, item.teams.joined(separator: ","), item.cycleDays.map { "\($0) days" } ?? "generated",
@@ -80,7 +54,7 @@ extension App {
             text += "cycle: computed by its generate function\n"
         }
         text += "\n" + info.shifts.keys.sorted().map { "\($0) \(info.shifts[$0]!)" }.joined(separator: "  ") + "\n"
-        return CommandResult(text: text, json: RotationOutput(info))
+        return CommandResult(text: text, json: info)
     }
 
     /// Generates a rotation as one batch that every rule checks; `dryRun` shows it and writes nothing.

@@ -136,7 +136,7 @@ final class LuaScheduleAPI {
         }
     }
 
-    var currentZone: ZoneRules { after?.zone ?? .utc }
+    var currentZone: ZoneRules { afterBox?.schedule.zone ?? .utc }
 
     func scheduleObject(_ side: Side = .after) -> LuaValue {
         .object(LuaObject(classID: scheduleClass, id: generation << 32 | side.rawValue))

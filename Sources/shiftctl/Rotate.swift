@@ -7,9 +7,9 @@ extension Shiftctl {
         static let configuration = CommandConfiguration(
             abstract: "Generate a rotation as one batch that every rule checks.",
             discussion: """
-                Each --team maps one of the rotation's teams to people: --team A=Alice,Bob. Shift letters
-                map to the shift type with the same symbol unless --shift D=SYMBOL says otherwise. The cycle
-                starts on --anchor (default --from). A violation anywhere rejects the whole batch; --dry-run
+                Each --team maps one of the rotation's teams to people: --team A=Alice,Bob. Shift letters \
+                map to the shift type with the same symbol unless --shift D=SYMBOL says otherwise. The cycle \
+                starts on --anchor (default --from). A violation anywhere rejects the whole batch; --dry-run \
                 shows the roster and the violations and writes nothing. See `shiftctl rotations list`.
                 """)
         @OptionGroup var global: GlobalArguments

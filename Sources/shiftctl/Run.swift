@@ -7,9 +7,9 @@ extension Shiftctl {
         static let configuration = CommandConfiguration(
             abstract: "Run a script plugin: queries plus operations, through the rules, as one batch.",
             discussion: """
-                The script returns script { id = …, run = function(ctx, schedule, ops) … end }; ctx.args holds
-                the ARGS. Every operation goes through the rules. Without ops.commit() the whole script is one
-                batch (all or nothing); each accepted ops.commit() is written as its own batch, in order, then
+                The script returns script { id = …, run = function(ctx, schedule, ops) … end }; ctx.args holds \
+                the ARGS. Every operation goes through the rules. Without ops.commit() the whole script is one \
+                batch (all or nothing); each accepted ops.commit() is written as its own batch, in order, then \
                 the rest. Put -- before arguments that start with a dash. See docs/scripts.md.
                 """)
         @OptionGroup var global: GlobalArguments
