@@ -58,7 +58,7 @@ extension App {
         let schedule = try load()
         let engine = try workspace.ruleEngine(for: schedule.settings)
         let violations = try engine.validate(schedule)
-        let report = ViolationReport(violations: violations, schedule: schedule, score: score ? ScoreSummary(violations) : nil, rejected: false)
+        let report = ViolationReport(violations: violations, schedule: schedule, score: score ? ScoreSummary(violations, rules: engine.rules) : nil, rejected: false)
         let status: ExitStatus = report.errors > 0 ? .violations : .ok
         switch format {
         case .text:

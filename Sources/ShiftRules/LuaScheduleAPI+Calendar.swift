@@ -30,6 +30,21 @@ extension LuaScheduleAPI {
             let day = try dateArgument(args, 0, "is_weekend").weekday
             return [.boolean(day == .saturday || day == .sunday)]
         }
+        try add("weekends") { args in
+            let from = try dateArgument(args, 0, "weekends")
+            let to = try dateArgument(args, 1, "weekends")
+            guard from.days(to: to) <= 36_600 else { throw LuaScriptError("cal.weekends: at most 36600 days (100 years) at a time") }
+            // Each Saturday–Sunday pair with a day inside the range, both days given.
+            var saturday = from.adding(days: (Weekday.saturday.rawValue - from.weekday.rawValue + 7) % 7)
+            if from.weekday == .sunday { saturday = from.adding(days: -1) }
+            var list: [LuaValue] = []
+            while saturday <= to {
+                list.append(.table(LuaTable(hash: [.string("saturday"): .string(saturday.description),
+                                                   .string("sunday"): .string(saturday.adding(days: 1).description)])))
+                saturday = saturday.adding(days: 7)
+            }
+            return [.table(LuaTable(array: list))]
+        }
         try add("iso_week") { args in
             let (year, week) = try dateArgument(args, 0, "iso_week").isoWeek
             return [.integer(Int64(year)), .integer(Int64(week))]

@@ -17,29 +17,39 @@ extension LuaScheduleAPI {
         }
 
         try method("shifts") { [unowned self] schedule, side, args in
-            let (query, exclude) = try shiftQuery(args, schedule)
+            var (query, filter) = try shiftQuery(args, schedule)
             var list: [LuaValue] = []
-            schedule.forEachShift(query) { shift in
-                if shift.id != exclude { list.append(view(shift, side)) }
-                return true
+            if filter.isEmpty {
+                schedule.forEachShift(query) { shift in
+                    list.append(view(shift, side))
+                    return true
+                }
+            } else {
+                // The limit counts the shifts that pass the filter, so it is applied here.
+                let limit = query.limit
+                query.limit = nil
+                schedule.forEachShift(query) { shift in
+                    if filter.admits(shift) { list.append(view(shift, side)) }
+                    return limit.map { list.count < $0 } ?? true
+                }
             }
             return .table(LuaTable(array: list))
         }
         try method("count") { [unowned self] schedule, _, args in
-            var (query, exclude) = try shiftQuery(args, schedule)
+            var (query, filter) = try shiftQuery(args, schedule)
             let limit = query.limit
             query.limit = nil
             var total = 0
             schedule.forEachShift(query) { shift in
-                if shift.id != exclude { total += 1 }
+                if filter.admits(shift) { total += 1 }
                 return limit.map { total < $0 } ?? true
             }
             return .integer(Int64(total))
         }
         try method("minutes") { [unowned self] schedule, side, args in
-            var (query, exclude) = try shiftQuery(args, schedule)
+            var (query, filter) = try shiftQuery(args, schedule)
             // The common question — a person's hours in a period — has a fast path in the index.
-            if exclude == nil, let person = query.personID, let from = query.from, let to = query.to,
+            if filter.isEmpty, let person = query.personID, let from = query.from, let to = query.to,
                query.shiftTypeIDs == nil, query.locationID == nil, query.overlapping == nil, !query.unassignedOnly {
                 let key = MinutesKey(side: side, person: person, from: from, to: to)
                 if let cached = minutesCache[key] { return .integer(Int64(cached)) }
@@ -50,18 +60,18 @@ extension LuaScheduleAPI {
             query.limit = nil
             var total: Int64 = 0
             schedule.forEachShift(query) { shift in
-                if shift.id != exclude, let span = schedule.interval(of: shift) { total += (span.end - span.start) / 60 }
+                if filter.admits(shift), let span = schedule.interval(of: shift) { total += (span.end - span.start) / 60 }
                 return true
             }
             return .integer(total)
         }
         try method("work_days") { [unowned self] schedule, _, args in
-            var (query, exclude) = try shiftQuery(args, schedule)
+            var (query, filter) = try shiftQuery(args, schedule)
             query.limit = nil
             var days: [LuaValue] = []
             var last: LocalDate?
             schedule.forEachShift(query) { shift in
-                if shift.id != exclude, shift.date != last {
+                if filter.admits(shift), shift.date != last {
                     days.append(.string(shift.date.description))
                     last = shift.date
                 }
@@ -119,6 +129,29 @@ extension LuaScheduleAPI {
         try method("availability") { [unowned self] schedule, side, args in
             try availability(schedule, side, try args.value(1))
         }
+        try method("runs") { [unowned self] schedule, side, args in
+            try runs(schedule, side, try args.value(1))
+        }
+        try method("setting") { schedule, _, args in
+            guard case let .string(name) = try args.value(1) else {
+                throw LuaScriptError("setting: expected a name, e.g. schedule:setting(\"horizon.first\")")
+            }
+            return schedule.settings.extra[name].map(Self.luaValue) ?? .nil
+        }
+        try method("horizon") { [unowned self] schedule, _, _ in
+            let extra = schedule.settings.extra
+            if let first = extra[Self.horizonFirst], let last = extra[Self.horizonLast] {
+                guard let from = first.stringValue.flatMap(LocalDate.init), let to = last.stringValue.flatMap(LocalDate.init), from <= to else {
+                    throw LuaScriptError("horizon: the store's \(Self.horizonFirst) and \(Self.horizonLast) settings must be dates (YYYY-MM-DD), first <= last")
+                }
+                return .table(LuaTable(hash: [.string("first"): .string(from.description), .string("last"): .string(to.description),
+                                              .string("days"): .integer(Int64(from.days(to: to) + 1))]))
+            }
+            guard let range = schedule.shiftDateRange else { return .nil }
+            return .table(LuaTable(hash: [.string("first"): .string(range.lowerBound.description),
+                                          .string("last"): .string(range.upperBound.description),
+                                          .string("days"): .integer(Int64(range.lowerBound.days(to: range.upperBound) + 1))]))
+        }
         try method("date_range") { schedule, _, _ in
             guard let range = schedule.shiftDateRange else { return .nil }
             return .table(LuaTable(hash: [.string("first"): .string(range.lowerBound.description),
@@ -129,10 +162,10 @@ extension LuaScheduleAPI {
     /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`, the method's
     /// first argument) as a `ShiftQuery`, plus the shift to leave out (`exclude`). Read entry by
     /// entry, without copying the table.
-    private func shiftQuery(_ args: LuaArguments, _ schedule: Schedule) throws -> (ShiftQuery, ShiftID?) {
+    private func shiftQuery(_ args: LuaArguments, _ schedule: Schedule) throws -> (ShiftQuery, ShiftFilter) {
         var query = ShiftQuery()
-        var exclude: ShiftID?
-        if args.isNil(1) { return (query, nil) }
+        var filter = ShiftFilter()
+        if args.isNil(1) { return (query, filter) }
         guard args.isTable(1) else {
             throw LuaScriptError("shifts: expected a table of filters, e.g. schedule:shifts{ person = p, from = d }")
         }
@@ -163,13 +196,92 @@ extension LuaScheduleAPI {
                 case "newest": query.order = .newestFirst
                 default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
                 }
-            case "exclude": exclude = try shiftID(field, "shifts: exclude")
+            case "exclude": filter.exclude = try shiftID(field, "shifts: exclude")
             case "overlapping": query.overlapping = try interval(field, schedule)
+            case "attributes":
+                guard case let .table(table) = field, table.array.isEmpty else {
+                    throw LuaScriptError("shifts: attributes expects a table of names and values, e.g. attributes = { skill = \"nurse\" }")
+                }
+                for (key, value) in table.hash {
+                    guard case let .string(attribute) = key, let wanted = RuleSpec.attributeValue(value) else {
+                        throw LuaScriptError("shifts: attributes: each entry is a name and a string, number, boolean or list")
+                    }
+                    filter.attributes.append((attribute, wanted))
+                }
             default:
-                throw LuaScriptError("shifts: unknown filter '\(name)' (person, from, to, date, type, location, unassigned, overlapping, exclude, order, limit)")
+                throw LuaScriptError("shifts: unknown filter '\(name)' (person, from, to, date, type, location, unassigned, attributes, overlapping, exclude, order, limit)")
             }
         }
-        return (query, exclude)
+        return (query, filter)
+    }
+
+    /// What a query asks beyond the store's indexes: a shift to leave out and attribute values
+    /// the shifts must have.
+    struct ShiftFilter {
+        var exclude: ShiftID?
+        var attributes: [(String, AttributeValue)] = []
+
+        var isEmpty: Bool { exclude == nil && attributes.isEmpty }
+
+        func admits(_ shift: ScheduledShift) -> Bool {
+            if shift.id == exclude { return false }
+            if attributes.isEmpty { return true }
+            let have = shift.attributes
+            for (name, value) in attributes where have[name] != value { return false }
+            return true
+        }
+    }
+
+    /// Settings keys of the planning horizon (`schedule:horizon()`).
+    static let horizonFirst = "horizon.first"
+    static let horizonLast = "horizon.last"
+
+    /// `schedule:runs{ person = p, from = d1, to = d2 [, by = "work" | "type"] }`: the days from
+    /// d1 to d2 cut into runs of consecutive days alike — worked or off (`by = "work"`), or the
+    /// same shift type, days off being runs without a type (`by = "type"`).
+    private func runs(_ schedule: Schedule, _ side: Side, _ filter: LuaValue) throws -> LuaValue {
+        guard case let .table(table) = filter else {
+            throw LuaScriptError("runs: expected { person = p, from = d1, to = d2 [, by = \"work\" | \"type\"] }")
+        }
+        let person = try personID(table["person"], "runs: person")
+        let from = try date(table["from"], "runs: from")
+        let to = try date(table["to"], "runs: to")
+        let byType: Bool
+        switch table["by"] {
+        case .nil, .string("work"): byType = false
+        case .string("type"): byType = true
+        default: throw LuaScriptError("runs: by is \"work\" or \"type\"")
+        }
+        let count = from.days(to: to) + 1
+        guard count >= 1 else { throw LuaScriptError("runs: from (\(from)) is after to (\(to))") }
+        guard count <= 36_600 else { throw LuaScriptError("runs: at most 36600 days (100 years) at a time") }
+        // The shift type worked each day: the first shift of the day (by start time), nil when off.
+        var worked = [ShiftTypeID?](repeating: nil, count: count)
+        var working = [Bool](repeating: false, count: count)
+        schedule.forEachShift(ShiftQuery(from: from, to: to, personID: person)) { shift in
+            let day = from.days(to: shift.date)
+            if !working[day] {
+                working[day] = true
+                worked[day] = shift.shiftTypeID
+            }
+            return true
+        }
+        var list: [LuaValue] = []
+        var start = 0
+        for day in 1...count {
+            let ended = day == count || working[day] != working[start] || (byType && worked[day] != worked[start])
+            guard ended else { continue }
+            var row: [LuaValue: LuaValue] = [
+                .string("first"): .string(from.adding(days: start).description),
+                .string("last"): .string(from.adding(days: day - 1).description),
+                .string("days"): .integer(Int64(day - start)),
+                .string("working"): .boolean(working[start]),
+            ]
+            if byType, let type = worked[start] { row[.string("type")] = view(type: type, side) }
+            list.append(.table(LuaTable(hash: row)))
+            start = day
+        }
+        return .table(LuaTable(array: list))
     }
 
     /// `overlapping = shift` or `overlapping = { starts_at = t1, ends_at = t2 }`.

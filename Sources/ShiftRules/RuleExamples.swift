@@ -117,6 +117,7 @@ private struct Expectation {
 /// ```lua
 /// given = {
 ///   zone = "Europe/Berlin", week_start = "monday",
+///   settings = { ["horizon.first"] = "2026-03-02" },   -- the store's extra settings
 ///   locations = { "Ward 3" },
 ///   types = { D = "07:00-19:00", N = { time = "19:00-07:00", location = "Ward 3" } },
 ///   people = { "Bob", { name = "Carol", attributes = { max_hours = 30 } } },
@@ -140,6 +141,7 @@ struct ExampleFixture {
             guard let day = Weekday(name: text) else { throw ExampleError("given.week_start: '\(text)' is not a weekday") }
             settings.weekStart = day
         }
+        settings.extra = try Self.attributes(table["settings"])
         schedule = try Schedule(settings: settings)
         var mutations: [Mutation] = []
         for item in Self.list(table["locations"]) {

@@ -45,9 +45,13 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
     public let byRule: [String: RuleScore]
 
     /// Counts errors as hard violations and adds up penalties (a penalty report without an
-    /// amount counts 1).
-    public init(_ violations: [Violation]) {
+    /// amount counts 1). `rules` (the enabled rules that ran) are listed even when they found
+    /// nothing, so a score names every constraint it checked.
+    public init(_ violations: [Violation], rules: [RuleInfo] = []) {
         var byRule: [String: RuleScore] = [:]
+        for rule in rules where rule.enabled {
+            byRule[rule.id] = RuleScore(count: 0, penalty: 0, severity: rule.severity)
+        }
         var hard = 0
         var warnings = 0
         var soft = 0.0
@@ -59,9 +63,9 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
             case .penalty: soft += amount
             }
             var score = byRule[violation.ruleID] ?? RuleScore(count: 0, penalty: 0, severity: violation.severity)
+            score.severity = score.count == 0 ? violation.severity : max(score.severity, violation.severity)
             score.count += 1
             score.penalty += amount
-            score.severity = max(score.severity, violation.severity)
             byRule[violation.ruleID] = score
         }
         self.hardViolations = hard

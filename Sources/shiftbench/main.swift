@@ -4,7 +4,8 @@
 //
 // Suites: store (JSON open/save), apply (mutation cost in memory), rules (mutation cost with the
 // stock Lua rules; Lua against native Swift), cli (shiftctl wall time on a 10k-shift store),
-// rotate (1,000 people over a year as one batch with all stock rules).
+// rotate (1,000 people over a year as one batch with all stock rules), inrc2 (scoring INRC-II
+// solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2).
 // Without a suite, all run. `make bench` builds shiftctl too, which the cli suite runs.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
@@ -43,15 +44,15 @@ while !arguments.isEmpty {
         sizes = list
         arguments.removeFirst()
     case "-h", "--help":
-        print("usage: shiftbench [store|apply|rules|cli|rotate]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         exit(0)
-    case "store", "apply", "rules", "cli", "rotate": suites.append(argument)
+    case "store", "apply", "rules", "cli", "rotate", "inrc2": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate", "inrc2"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -69,6 +70,10 @@ do {
             try await RuleBenchmarks.run(
                 sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000,
                 rulesDirectory: rulesDirectory)
+        case "inrc2":
+            try INRC2Benchmarks.run(runs: runs, data: "benchmarks/inrc2", instances: [
+                ("n005w4", "Solution_H_0-WD_1-2-3-3"), ("n120w8", "Solution_H_0-WD_0-9-9-4-5-1-0-3__Opt-f6fafa84"),
+            ])
         default: break
         }
     }

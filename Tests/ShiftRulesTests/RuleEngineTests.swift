@@ -221,4 +221,51 @@ import ShiftCore
             "2026-03-03 D 07:00-19:00 false Bob 720 2 1 1440 1 2 Europe/Berlin true tuesday 2 2026-03-02 07:00 2026-03-03 true 2026-03-01 1 added shift",
         ])
     }
+    /// The queries the INRC-II rules needed, available to every rule: runs of days, attribute
+    /// filters, store settings, the horizon and weekends.
+    @Test func runsAttributesSettingsHorizonAndWeekends() async throws {
+        let folder = try RuleFolder(["probe.lua": """
+            return rule { id = "probe", summary = "Reports what it sees.", on = { "shift" },
+              check = function(change, schedule, report)
+                local s = change.after
+                local function runs(by)
+                  local out = {}
+                  for _, r in ipairs(schedule:runs{ person = s.person, from = "2026-03-01", to = "2026-03-08", by = by }) do
+                    out[#out + 1] = ("%s+%d%s%s"):format(r.first:sub(9), r.days, r.working and "w" or "o", r.type and r.type.symbol or "")
+                  end
+                  return table.concat(out, ",")
+                end
+                local h = schedule:horizon()
+                local weekends = cal.weekends("2026-03-01", "2026-03-14")
+                local lines = {
+                  runs("work"), runs("type"),
+                  tostring(schedule:count{ person = s.person, attributes = { skill = "head" } }),
+                  tostring(#schedule:shifts{ attributes = { skill = "head", level = 2 } }),
+                  tostring(schedule:setting("ward.name")), tostring(schedule:setting("missing")),
+                  h.first, h.last, tostring(h.days),
+                  tostring(#weekends), weekends[1].saturday, weekends[1].sunday, weekends[3].saturday,
+                }
+                report{ message = table.concat(lines, " "), severity = "warning" }
+              end }
+            """])
+        let (store, _) = try await w.store(try w.engine([folder.path]))
+        var settings = await store.schedule.settings
+        settings.extra["ward.name"] = .string("Ward 3")
+        try await store.apply(.updateSettings(settings))
+        var head = w.shift(1, w.night, "2026-03-02", w.bob)
+        head.attributes = ["skill": .string("head"), "level": .number(2)]
+        try await store.apply(.batch([.scheduleShift(head), .scheduleShift(w.shift(2, w.night, "2026-03-03", w.bob)),
+                                      .scheduleShift(w.shift(3, w.day, "2026-03-04", w.bob))]))
+        let result = try await store.apply(.scheduleShift(w.shift(4, w.day, "2026-03-07", w.bob)))
+        // Without horizon settings the horizon is the span of the shifts.
+        #expect(result.violations.map(\.message) == [
+            "01+1o,02+3w,05+2o,07+1w,08+1o 01+1o,02+2wN,04+1wD,05+2o,07+1wD,08+1o 1 1 Ward 3 nil 2026-03-02 2026-03-07 6 "
+                + "3 2026-02-28 2026-03-01 2026-03-14",
+        ])
+        settings.extra["horizon.first"] = .string("2026-03-02")
+        settings.extra["horizon.last"] = .string("2026-03-29")
+        try await store.apply(.updateSettings(settings))
+        let later = try await store.apply(.scheduleShift(w.shift(5, w.day, "2026-03-08", w.bob)))
+        #expect(later.violations.first?.message.contains("2026-03-02 2026-03-29 28") == true, "\(later.violations)")
+    }
 }

@@ -1,0 +1,104 @@
+-- INRC-II S2, consecutive assignments (soft), two parts reported together as the competition's
+-- validator does:
+--   * runs of one shift type: each day beyond the type's `max_consecutive` costs `shift_weight`
+--     (15), each day short of its `min_consecutive` costs it too;
+--   * runs of working days: the same against the person's `min_consecutive_work` and
+--     `max_consecutive_work`, at `work_weight` (30).
+-- Runs continue the history (`history_last_shift` with `history_consecutive_shifts`,
+-- `history_consecutive_work`); a run still going on the horizon's last day is not short; a
+-- history run that ends on the first day is charged then. Runs in `shiftctl validate`.
+local inrc2 = require("lib.inrc2")
+
+return rule {
+  id = "inrc2_s2_consecutive",
+  summary = "INRC-II S2: runs of one shift type and of working days stay within their bounds.",
+  severity = "penalty",
+  params = { shift_weight = 15, work_weight = 30 },
+
+  validate = function(schedule, report, params)
+    local horizon = inrc2.horizon(schedule)
+    if horizon == nil then return end
+    local bounds = {}
+    for _, t in ipairs(schedule:shift_types()) do
+      local a = t.attributes
+      bounds[t.symbol] = { lo = inrc2.int(a, "min_consecutive"), hi = inrc2.int(a, "max_consecutive") }
+    end
+    for _, p in ipairs(schedule:people()) do
+      local a = p.attributes
+      local last = a.history_last_shift
+      local history_shifts = inrc2.int(a, "history_consecutive_shifts") or 0
+      local history_work = inrc2.int(a, "history_consecutive_work") or 0
+
+      local function charge(cost, weight, what, first)
+        if cost > 0 then
+          report{ message = ("%s: %s"):format(p.name, what), person = p, date = first, penalty = cost * weight }
+        end
+      end
+
+      -- Runs of one shift type.
+      local runs = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "type" }
+      local first_symbol = runs[1].type and runs[1].type.symbol
+      if last ~= nil and last ~= first_symbol and bounds[last] ~= nil then
+        local b = bounds[last]
+        charge(inrc2.run_cost(0, history_shifts, b.lo, b.hi, false), params.shift_weight,
+               ("%d %s before the horizon, at least %d in a row"):format(history_shifts, last, b.lo or 0), horizon.first)
+      end
+      for i, run in ipairs(runs) do
+        local symbol = run.type and run.type.symbol
+        local b = symbol and bounds[symbol]
+        if b ~= nil then
+          local before = (i == 1 and symbol == last) and history_shifts or 0
+          local cost = inrc2.run_cost(run.days, before, b.lo, b.hi, run.last == horizon.last)
+          charge(cost, params.shift_weight, ("%d %s in a row from %s%s (%s..%s)"):format(run.days + before, symbol, run.first,
+                 before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-", b.hi or "-"), run.first)
+        end
+      end
+
+      -- Runs of working days.
+      local lo, hi = inrc2.int(a, "min_consecutive_work"), inrc2.int(a, "max_consecutive_work")
+      if lo ~= nil or hi ~= nil then
+        local work = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "work" }
+        if history_work > 0 and not work[1].working then
+          charge(inrc2.run_cost(0, history_work, lo, hi, false), params.work_weight,
+                 ("%d working days before the horizon, at least %d in a row"):format(history_work, lo or 0), horizon.first)
+        end
+        for i, run in ipairs(work) do
+          if run.working then
+            local before = i == 1 and history_work or 0
+            local cost = inrc2.run_cost(run.days, before, lo, hi, run.last == horizon.last)
+            charge(cost, params.work_weight, ("%d working days in a row from %s%s (%s..%s)"):format(run.days + before, run.first,
+                   before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), run.first)
+          end
+        end
+      end
+    end
+  end,
+
+  examples = {
+    { name = "a run of one shift type too short costs per missing day", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Night = { time = "all-day", attributes = { min_consecutive = 4, max_consecutive = 5 } } },
+                people = { "Sara" },
+                shifts = { { "Night", "2024-01-02", "Sara" }, { "Night", "2024-01-03", "Sara" } } },
+      expect = "penalty", count = 1, penalty = 30 },
+    { name = "days beyond the maximum count, history included", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = { time = "all-day", attributes = { min_consecutive = 1, max_consecutive = 3 } } },
+                people = { { name = "Sara", attributes = { history_last_shift = "Early", history_consecutive_shifts = 2,
+                                                          history_consecutive_work = 2 } } },
+                shifts = { { "Early", "2024-01-01", "Sara" }, { "Early", "2024-01-02", "Sara" }, { "Early", "2024-01-03", "Sara" } } },
+      expect = "penalty", penalty = 30 },
+    { name = "a run still going at the end of the horizon is not short", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Night = { time = "all-day", attributes = { min_consecutive = 4, max_consecutive = 5 } } },
+                people = { { name = "Sara", attributes = { min_consecutive_work = 1, max_consecutive_work = 5 } } },
+                shifts = { { "Night", "2024-01-07", "Sara" } } },
+      expect = "pass" },
+    { name = "too few working days in a row cost the work weight", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { min_consecutive_work = 3, max_consecutive_work = 5 } } },
+                shifts = { { "Early", "2024-01-03", "Sara" } } },
+      expect = "penalty", penalty = 60 },
+  },
+}

@@ -1,0 +1,64 @@
+-- INRC-II S3, consecutive days off (soft): runs of days off stay within the person's
+-- `min_consecutive_off` and `max_consecutive_off`; each day beyond or short costs `weight` (30).
+-- Runs continue the history (`history_consecutive_off`); a run still going on the horizon's last
+-- day is not short. Runs in `shiftctl validate`.
+local inrc2 = require("lib.inrc2")
+
+return rule {
+  id = "inrc2_s3_days_off",
+  summary = "INRC-II S3: runs of days off stay within the contract's bounds.",
+  severity = "penalty",
+  params = { weight = 30 },
+
+  validate = function(schedule, report, params)
+    local horizon = inrc2.horizon(schedule)
+    if horizon == nil then return end
+    for _, p in ipairs(schedule:people()) do
+      local a = p.attributes
+      local lo, hi = inrc2.int(a, "min_consecutive_off"), inrc2.int(a, "max_consecutive_off")
+      if lo ~= nil or hi ~= nil then
+        local history_off = inrc2.int(a, "history_consecutive_off") or 0
+        local runs = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "work" }
+        local function charge(cost, what, first)
+          if cost > 0 then report{ message = ("%s: %s"):format(p.name, what), person = p, date = first, penalty = cost * params.weight } end
+        end
+        if history_off > 0 and runs[1].working then
+          charge(inrc2.run_cost(0, history_off, lo, hi, false),
+                 ("%d days off before the horizon, at least %d in a row"):format(history_off, lo or 0), horizon.first)
+        end
+        for i, run in ipairs(runs) do
+          if not run.working then
+            local before = i == 1 and history_off or 0
+            charge(inrc2.run_cost(run.days, before, lo, hi, run.last == horizon.last),
+                   ("%d days off in a row from %s%s (%s..%s)"):format(run.days + before, run.first,
+                     before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), run.first)
+          end
+        end
+      end
+    end
+  end,
+
+  examples = {
+    { name = "one day off between working days, two wanted", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { min_consecutive_off = 2, max_consecutive_off = 3 } } },
+                shifts = { { "Early", "2024-01-01", "Sara" }, { "Early", "2024-01-03", "Sara" }, { "Early", "2024-01-04", "Sara" },
+                           { "Early", "2024-01-05", "Sara" }, { "Early", "2024-01-06", "Sara" }, { "Early", "2024-01-07", "Sara" } } },
+      expect = "penalty", count = 1, penalty = 30 },
+    { name = "too many days off, counted from the history", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { min_consecutive_off = 1, max_consecutive_off = 3, history_consecutive_off = 2 } } },
+                shifts = { { "Early", "2024-01-03", "Sara" }, { "Early", "2024-01-04", "Sara" }, { "Early", "2024-01-05", "Sara" },
+                           { "Early", "2024-01-06", "Sara" }, { "Early", "2024-01-07", "Sara" } } },
+      expect = "penalty", penalty = 30 },
+    { name = "days off within the bounds cost nothing", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { min_consecutive_off = 2, max_consecutive_off = 3 } } },
+                shifts = { { "Early", "2024-01-01", "Sara" }, { "Early", "2024-01-04", "Sara" }, { "Early", "2024-01-05", "Sara" },
+                           { "Early", "2024-01-06", "Sara" }, { "Early", "2024-01-07", "Sara" } } },
+      expect = "pass" },
+  },
+}

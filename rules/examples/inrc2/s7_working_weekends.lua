@@ -1,0 +1,42 @@
+-- INRC-II S7, total working weekends (soft): a weekend counts as worked when Saturday or Sunday
+-- is; over the horizon plus the history's `history_working_weekends`, each working weekend above
+-- the person's `max_working_weekends` costs `weight` (30). Runs in `shiftctl validate`.
+local inrc2 = require("lib.inrc2")
+
+return rule {
+  id = "inrc2_s7_working_weekends",
+  summary = "INRC-II S7: nobody works more weekends than the contract allows.",
+  severity = "penalty",
+  params = { weight = 30 },
+
+  validate = function(schedule, report, params)
+    local horizon = inrc2.horizon(schedule)
+    if horizon == nil then return end
+    for _, p in ipairs(schedule:people()) do
+      local a = p.attributes
+      local limit = inrc2.int(a, "max_working_weekends")
+      if limit ~= nil then
+        local worked = inrc2.weekends(schedule, p, horizon) + (inrc2.int(a, "history_working_weekends") or 0)
+        if worked > limit then
+          report{ message = ("%s works %d weekends, at most %d"):format(p.name, worked, limit), person = p,
+                  penalty = (worked - limit) * params.weight }
+        end
+      end
+    end
+  end,
+
+  examples = {
+    { name = "weekends above the maximum cost per weekend", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-21" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { max_working_weekends = 1, history_working_weekends = 1 } } },
+                shifts = { { "Early", "2024-01-06", "Sara" }, { "Early", "2024-01-14", "Sara" } } },
+      expect = "penalty", penalty = 60, message = "Sara works 3 weekends, at most 1" },
+    { name = "within the maximum is fine", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-21" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { max_working_weekends = 2 } } },
+                shifts = { { "Early", "2024-01-06", "Sara" }, { "Early", "2024-01-07", "Sara" } } },
+      expect = "pass" },
+  },
+}
