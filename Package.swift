@@ -11,12 +11,16 @@ let package = Package(
         .library(name: "ShiftRules", targets: ["ShiftRules"]),
         .library(name: "ShiftApp", targets: ["ShiftApp"]),
         .library(name: "ShiftInterop", targets: ["ShiftInterop"]),
+        // The embedding API for apps (swift-dependencies clients); a separate product so the
+        // core does not build macros.
+        .library(name: "ShiftDependencies", targets: ["ShiftDependencies"]),
         .executable(name: "shiftctl", targets: ["shiftctl"]),
         .executable(name: "shiftbench", targets: ["shiftbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     ],
     targets: [
         // MARK: Lua
@@ -58,6 +62,25 @@ let package = Package(
         ),
         // iCalendar, CSV and HTML import and export.
         .target(name: "ShiftInterop", dependencies: ["ShiftCore"]),
+        // @DependencyClient clients over the store for Swift apps (docs/embedding.md). Only this
+        // target, its tests and its example depend on swift-dependencies.
+        .target(
+            name: "ShiftDependencies",
+            dependencies: [
+                "ShiftCore", "ShiftStorage", "ShiftRules",
+                .product(name: "Dependencies", package: "swift-dependencies"),
+                .product(name: "DependenciesMacros", package: "swift-dependencies"),
+            ]
+        ),
+        // A small reducer-style feature with a text UI that uses only the public clients.
+        .executableTarget(
+            name: "ShiftPlannerExample",
+            dependencies: [
+                "ShiftCore", "ShiftDependencies",
+                .product(name: "Dependencies", package: "swift-dependencies"),
+            ],
+            path: "Examples/ShiftPlanner"
+        ),
 
         // MARK: Executables
         .executableTarget(
@@ -80,9 +103,21 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "CLua"]),
         .testTarget(name: "ShiftCoreTests", dependencies: ["ShiftCore"]),
-        .testTarget(name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost"]),
+        .testTarget(
+            name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage"],
+            exclude: ["Fixtures"]  // hostile Lua scripts, read by path
+        ),
         .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules", "shiftctl"]),
         .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage"]),
+        .testTarget(
+            name: "ShiftDependenciesTests",
+            dependencies: [
+                "ShiftDependencies", "ShiftCore", "ShiftStorage", "ShiftPlannerExample",
+                .product(name: "Dependencies", package: "swift-dependencies"),
+                // Lets unimplemented test values record Swift Testing issues.
+                .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+            ]
+        ),
         .testTarget(
             name: "ShiftStorageTests",
             dependencies: ["ShiftCore", "ShiftStorage", "StoreWriter"]

@@ -561,6 +561,13 @@ static int sb_require(lua_State *L) {
             return lua_error(L);
         }
         if (lua_isnil(L, 5)) { lua_pushboolean(L, 1); lua_replace(L, 5); }
+        /* One module value is shared by every plugin that requires it: read-only, so no
+         * plugin can change what another one calls (e.g. replace a helper with a no-op). */
+        if (lua_type(L, 5) == LUA_TTABLE) {
+            lua_pushfstring(L, "module %s", name); /* 7 */
+            freeze_table(L, 5, lua_tostring(L, 7), 1, 0);
+            lua_settop(L, 6);
+        }
         lua_pushvalue(L, 5);
         lua_rawset(L, 2);
         return 1;

@@ -273,6 +273,16 @@ public final class LuaRuntime {
         return try readValue(-1, depth: 0, entries: &entries, copyReferencedTables: true)
     }
 
+    /// The Lua type name of the value a reference holds (`"table"`, `"thread"`, `"userdata"`, …).
+    public func typeName(of ref: LuaRef) throws -> String {
+        try checkOwner(ref)
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, 2) != 0 else { throw memoryError("host") }
+        lh_push_ref(L, ref.ref)
+        return String(cString: lua_typename(L, lua_type(L, -1)))
+    }
+
     /// Stores a value in the registry (tables are created from the copy).
     public func makeRef(_ value: LuaValue) throws -> LuaRef {
         let top = lua_gettop(L)
@@ -491,6 +501,7 @@ public final class LuaRuntime {
         if let t = info.traceback {
             traceback = String(decoding: UnsafeRawBufferPointer(start: t, count: info.traceback_len), as: UTF8.self)
         }
+        message = Self.tidied(message)
         var chunk = info.chunk.map { String(cString: $0) } ?? ""
         var line = Int(info.line)
         if chunk.isEmpty { chunk = fallbackChunk.isEmpty ? "?" : fallbackChunk }
@@ -512,6 +523,24 @@ public final class LuaRuntime {
             }
             return .runtime(chunk: chunk, line: line, message: message, traceback: traceback)
         }
+    }
+
+    /// Error messages are shown as one line to a person: control characters (line breaks,
+    /// terminal escapes) become spaces, a location prefix repeated by nested frames
+    /// (`x.lua:4: x.lua:4: … C stack overflow`, from `coroutine.wrap`) is kept once, and the
+    /// text is cut after 1000 characters.
+    static func tidied(_ message: String) -> String {
+        var text = String(String.UnicodeScalarView(message.unicodeScalars.map {
+            $0.properties.generalCategory == .control ? " " : $0
+        }))
+        if let (chunk, line, rest) = splitLocation(text) {
+            let prefix = "\(chunk):\(line): "
+            var body = Substring(rest)
+            while body.hasPrefix(prefix) { body = body.dropFirst(prefix.count) }
+            text = prefix + body
+        }
+        if text.count > 1000 { text = text.prefix(1000) + "…" }
+        return text
     }
 
     /// Splits `chunk:12: message` into its parts.

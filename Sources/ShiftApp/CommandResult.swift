@@ -64,7 +64,9 @@ public enum CommandRunner {
     public static func run(format: OutputFormat, _ body: () async throws -> CommandResult) async -> Outcome {
         do {
             let result = try await body()
-            let note = result.note.map { "shiftctl: \($0)\n" } ?? ""
+            let note = result.note.map { note in
+                "shiftctl: " + note.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n") + "\n"
+            } ?? ""
             return Outcome(stdout: try result.rendered(format), stderr: note, status: result.status)
         } catch let rejection as RejectedChange {
             return rejected(rejection.violations, schedule: rejection.schedule, pending: rejection.pending, format: format)
@@ -94,6 +96,22 @@ public enum CommandRunner {
         case let error as CustomStringConvertible: error.description
         default: error.localizedDescription
         }
-        return text.replacingOccurrences(of: "\n", with: " ")
+        return printable(text.replacingOccurrences(of: "\n", with: " "))
+    }
+
+    /// A message line safe to print on a terminal: errors quote what the user gave (a name, a
+    /// line of an imported file), so control characters are shown as `\u{1B}` instead of being
+    /// sent to the terminal (an escape sequence could clear the screen or rewrite the title).
+    public static func printable(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return line }
+        var result = ""
+        for scalar in line.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }

@@ -186,7 +186,7 @@ final class LuaScheduleAPI {
             return (before.map(Self.availabilityRow) ?? .nil, after.map(Self.availabilityRow) ?? .nil)
         case let .settings(before, after):
             return (Self.settingsRow(before), Self.settingsRow(after))
-        case .changeLogPruned:
+        case .changeLogPruned, .changeLogRecorded:
             return (.nil, .nil)
         }
     }

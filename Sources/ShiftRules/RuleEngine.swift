@@ -186,11 +186,43 @@ final class EngineState {
     /// Receives `report{…}` for the rule running now (made once, not per call).
     private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in
         guard let rule = currentRule else { throw LuaScriptError("report can only be called while a rule runs") }
+        // Reports live in Swift memory, outside the Lua state's cap: a rule reporting in a loop
+        // is stopped (and stays stopped for the rest of the call, even if it catches the error).
+        reportedBytes += report.message.utf8.count + 64
+        guard collected.count < Self.maxReports, reportedBytes <= Self.maxReportBytes else {
+            reportOverflow = true
+            throw LuaScriptError(Self.overflowMessage)
+        }
         collected.append(Violation(
-            ruleID: rule.id, severity: report.severity ?? rule.severity, message: report.message,
+            ruleID: rule.id, severity: report.severity ?? rule.severity, message: Self.oneLine(report.message),
             penalty: report.penalty, shiftID: report.shiftID, personID: report.personID, date: report.date,
             relatedShiftIDs: report.related, source: rule.file))
     }
+    /// What has been reported in this evaluation, and whether a rule went over the limits.
+    private var reportedBytes = 0
+    private var reportOverflow = false
+    /// Limits on what one evaluation may report (violations are held in Swift memory).
+    static let maxReports = 200_000
+    static let maxReportBytes = 32 << 20
+    static let maxMessageLength = 1_000
+    static let overflowMessage = "too many reports (more than \(maxReports) violations or \(maxReportBytes >> 20) MiB of messages in one evaluation)"
+
+    /// A violation message as one printable line: control characters (line breaks, terminal
+    /// escape sequences) become spaces and very long messages are cut.
+    static func oneLine(_ message: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        var count = 0
+        for scalar in message.unicodeScalars {
+            count += 1
+            if count > maxMessageLength {
+                scalars.append("…")
+                break
+            }
+            scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        return String(scalars)
+    }
+
     /// Rule ids by file, to tag what a rule prints.
     private let ruleNames = RuleNames()
 
@@ -214,7 +246,7 @@ final class EngineState {
         // `print` from a rule is tagged with its file and rule id: `rules/x.lua (rule_id): …`.
         limits.print = { source, message in
             let id = names.id(of: source)
-            log(id.map { "\(source) (\($0))" } ?? source, message)
+            log(id.map { "\(source) (\($0))" } ?? source, EngineState.printable(message))
         }
         do {
             runtime = try LuaRuntime(configuration: limits)
@@ -322,6 +354,7 @@ final class EngineState {
         switch try runtime.value(of: ref) {
         case .nil: "nothing"
         case .table: "a table without rule{ … }"
+        case .reference: "a \(try runtime.typeName(of: ref))"
         case let value: "a \(value.typeName)"
         }
     }
@@ -331,6 +364,8 @@ final class EngineState {
     func evaluate(_ proposal: Proposal, only: String?) throws -> [Violation] {
         api.begin(after: proposal.after, before: proposal.before)
         collected = []
+        reportedBytes = 0
+        reportOverflow = false
         defer {
             api.end()
             collected = []
@@ -379,6 +414,8 @@ final class EngineState {
     ) throws -> [Violation] {
         api.begin(after: schedule, before: nil)
         collected = []
+        reportedBytes = 0
+        reportOverflow = false
         defer {
             api.end()
             collected = []
@@ -434,6 +471,19 @@ final class EngineState {
         } catch {
             throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
         }
+        if reportOverflow {
+            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+        }
+    }
+
+    /// What a rule prints, without terminal control sequences (line breaks and tabs are kept).
+    static func printable(_ message: String) -> String {
+        guard message.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else {
+            return message
+        }
+        return String(String.UnicodeScalarView(message.unicodeScalars.map {
+            $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" ? "\u{FFFD}" : $0
+        }))
     }
 
     /// The list handed to the driver. Its elements are read-only change objects, so no rule can

@@ -206,6 +206,10 @@ struct JSONReader {
 
     mutating func readInt(_ what: String) throws(StorageError) -> Int {
         let start = valueStart()
+        let next = peek()
+        guard next == UInt8(ascii: "-") || (48...57).contains(next) else {
+            throw error("\(what) must be a whole number, found \(describeNext())", at: start)
+        }
         let value = try readNumber()
         guard value.rounded() == value, abs(value) < 1e15 else { throw error("\(what) must be a whole number", at: start) }
         return Int(value)

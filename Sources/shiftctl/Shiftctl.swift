@@ -34,7 +34,7 @@ struct Shiftctl: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-                FileHandle.standardError.write(Data("shiftctl: \(message) (see shiftctl help)\n".utf8))
+                FileHandle.standardError.write(Data("shiftctl: \(CommandRunner.printable(message)) (see shiftctl help)\n".utf8))
                 Foundation.exit(ExitStatus.badInput.rawValue)
             }
             exit(withError: error)

@@ -43,6 +43,7 @@ struct Sandbox {
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: path)
         var environment = ["PATH": "/usr/bin:/bin", "HOME": path, "USER": "tester", "COLUMNS": "80", "TZ": "UTC"]
+        environment.merge(Sandbox.sanitizerOptions) { $1 }
         environment.merge(extra) { $1 }
         process.environment = environment
         // Files, not pipes: nothing can block on a full pipe buffer.

@@ -41,6 +41,9 @@ import Testing
             ("reassignShift", .reassignShift(shift.id, to: f.carol.id, reason: "swap")),
             ("switchShift", .switchShift(shift.id, to: f.night.id, reason: "nights")),
             ("updateSettings", .updateSettings(settings)), ("pruneChangeLog", .pruneChangeLog(before: fixedNow.addingTimeInterval(1))),
+            ("recordChangeLogEntry", .recordChangeLogEntry(ChangeLogEntry(
+                id: ChangeLogEntryID(uuid(2006)), timestamp: fixedNow, userId: "app", userDisplayName: "App",
+                changeType: .updated, scheduledShiftDate: date("2026-03-02"), reason: "imported"))),
             ("batch", .batch([.addPerson(Person(id: PersonID(uuid(2005)), displayName: "Erin")), .unscheduleShift(shift.id)])),
         ]
     }()
@@ -86,6 +89,10 @@ import Testing
             ("switchShift", .switchShift(shift.id, to: ShiftTypeID(ghost)), .unknownReference(field: "shift.shiftTypeID", id: missing)),
             ("updateSettings", .updateSettings(StoreSettings(timeZoneIdentifier: "Nowhere/Land")),
              .invalidValue(field: "settings.timeZone", reason: "'Nowhere/Land' is not an IANA time zone (e.g. Europe/Berlin)")),
+            ("recordChangeLogEntry", .recordChangeLogEntry(ChangeLogEntry(
+                id: ChangeLogEntryID(uuid(2012)), timestamp: fixedNow, userId: " ", userDisplayName: "App",
+                changeType: .updated, scheduledShiftDate: date("2026-03-02"))),
+             .invalidValue(field: "changeLogEntry.userId", reason: "must not be empty")),
             ("batch", .batch([.addPerson(Person(id: PersonID(uuid(2011)), displayName: "Fay")), .removePerson(PersonID(ghost))]),
              .notFound(entity: .person, id: missing, field: "batch[1].personID")),
         ]

@@ -43,6 +43,10 @@ public indirect enum Mutation: Hashable, Sendable {
     case updateSettings(StoreSettings)
     /// Drops change-log entries older than the instant.
     case pruneChangeLog(before: Date)
+    /// Appends an entry an app wrote itself (a change made elsewhere, an annotation) to the
+    /// change log. The store logs its own shift changes; this is for everything else. The
+    /// entry's id must be new; its timestamp is kept to whole milliseconds.
+    case recordChangeLogEntry(ChangeLogEntry)
 
     /// Several mutations applied in order and committed together, or not at all.
     case batch([Mutation])
@@ -72,6 +76,7 @@ public indirect enum Mutation: Hashable, Sendable {
         case .switchShift: "switchShift"
         case .updateSettings: "updateSettings"
         case .pruneChangeLog: "pruneChangeLog"
+        case .recordChangeLogEntry: "recordChangeLogEntry"
         case let .batch(items): "batch of \(items.count)"
         }
     }
@@ -105,6 +110,8 @@ public enum Change: Hashable, Sendable {
     case availability(before: Availability?, after: Availability?)
     case settings(before: StoreSettings, after: StoreSettings)
     case changeLogPruned(removed: Int)
+    /// An entry appended by `recordChangeLogEntry`.
+    case changeLogRecorded(ChangeLogEntry)
 
     public var entity: EntityKind {
         switch self {
@@ -115,7 +122,7 @@ public enum Change: Hashable, Sendable {
         case .demand: .demand
         case .availability: .availability
         case .settings: .settings
-        case .changeLogPruned: .changeLog
+        case .changeLogPruned, .changeLogRecorded: .changeLog
         }
     }
 
@@ -129,6 +136,7 @@ public enum Change: Hashable, Sendable {
         case let .availability(b, a): ChangeAction(before: b != nil, after: a != nil)
         case .settings: .updated
         case .changeLogPruned: .removed
+        case .changeLogRecorded: .added
         }
     }
 
@@ -141,6 +149,7 @@ public enum Change: Hashable, Sendable {
         case let .shift(b, a, _): (a?.id ?? b?.id)?.description
         case let .demand(b, a): (a?.id ?? b?.id)?.description
         case let .availability(b, a): (a?.id ?? b?.id)?.description
+        case let .changeLogRecorded(entry): entry.id.description
         case .settings, .changeLogPruned: nil
         }
     }

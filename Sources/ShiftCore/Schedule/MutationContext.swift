@@ -58,6 +58,8 @@ struct MutationContext {
             let removed = schedule.changeLog.count - kept.count
             schedule.changeLog = kept
             if removed > 0 { changes.append(.changeLogPruned(removed: removed)) }
+        case let .recordChangeLogEntry(entry):
+            try record(entry, field: Self.join(field, "changeLogEntry"))
         case let .batch(items):
             for (position, item) in items.enumerated() { try apply(item, field: "\(field)[\(position)]") }
         }
@@ -116,9 +118,27 @@ struct MutationContext {
             case let .demand(b, a): !(b == nil && a == nil) && b != a
             case let .availability(b, a): !(b == nil && a == nil) && b != a
             case let .settings(b, a): b != a
-            case .changeLogPruned: true
+            case .changeLogPruned, .changeLogRecorded: true
             }
         }
+    }
+
+    // MARK: Change log
+
+    mutating func record(_ entry: ChangeLogEntry, field: String) throws(ScheduleError) {
+        if schedule.changeLog.contains(where: { $0.id == entry.id }) {
+            throw .duplicateID(entity: .changeLog, id: entry.id.description, field: field + ".id")
+        }
+        try Self.checkName(entry.userId, field: field + ".userId")
+        try Self.checkName(entry.userDisplayName, field: field + ".userDisplayName")
+        if let reason = entry.reason { try Self.checkText(reason, field: field + ".reason", allowNewlines: true) }
+        guard entry.timestamp.timeIntervalSince1970.isFinite else {
+            throw .invalidValue(field: field + ".timestamp", reason: "must be a finite instant")
+        }
+        var stored = entry
+        stored.timestamp = Timestamp.truncated(entry.timestamp)
+        schedule.changeLog.append(stored)
+        changes.append(.changeLogRecorded(stored))
     }
 
     // MARK: Locations

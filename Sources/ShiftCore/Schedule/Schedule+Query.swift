@@ -54,8 +54,17 @@ extension Schedule {
             return
         }
 
-        let dates = newestFirst ? Array(stride(from: last, through: first, by: -1)) : Array(stride(from: first, through: last, by: 1))
         let bucketTypes = types ?? allTypeIDs
+        let dates: [LocalDate]
+        if first.days(to: last) + 1 > 4 * max(shiftCount, 256) {
+            // A sparse range (a stray shift in year 5807): only the days that have shifts, so
+            // the cost follows the shifts, not the calendar span.
+            var busy = Set<LocalDate>()
+            for key in index.byTypeDate.keys where key.date >= first && key.date <= last { busy.insert(key.date) }
+            dates = busy.sorted(by: newestFirst ? (>) : (<))
+        } else {
+            dates = newestFirst ? Array(stride(from: last, through: first, by: -1)) : Array(stride(from: first, through: last, by: 1))
+        }
         for date in dates {
             for type in bucketTypes {
                 for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] {

@@ -47,15 +47,24 @@ public actor ScheduleStore {
     /// - Parameters:
     ///   - mutation: the change; a `.batch` commits whole or not at all.
     ///   - user: who makes it (defaults to `actingUser`), recorded in the change log.
-    /// - Returns: the net changes, non-blocking violations and the change-log entries written.
+    ///   - precondition: a check of the current schedule made under the write lock, after
+    ///     other writers' commits were read and before anything is proposed: whatever it throws
+    ///     ends the call with nothing written. For checks that must hold when the change
+    ///     commits (a location is still unused, a shift still has the type the user saw).
+    /// - Returns: the net changes, non-blocking violations and the change-log entries written
+    ///   (the store's own and any `recordChangeLogEntry` appended).
     /// - Throws: `ScheduleError` for broken invariants (naming the field), `.rejected` with the
-    ///   rules' violations, `.validatorFailed` when a rule could not run, `.lockTimeout`, or the
-    ///   repository's error when saving failed. In every case nothing was written.
+    ///   rules' violations, `.validatorFailed` when a rule could not run, `.lockTimeout`, the
+    ///   precondition's error, or the repository's error when saving failed. In every case
+    ///   nothing was written.
     @discardableResult
-    public func apply(_ mutation: Mutation, as user: UserProfile? = nil) async throws -> CommitResult {
+    public func apply(
+        _ mutation: Mutation, as user: UserProfile? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil
+    ) async throws -> CommitResult {
         try await lockForWriting()
         defer { repository.unlockForWriting() }
         try refreshLocked()
+        try precondition?(schedule)
 
         let user = user ?? actingUser
         let timestamp = Timestamp.truncated(environment.now())
@@ -67,8 +76,13 @@ public actor ScheduleStore {
         }
 
         var committed = proposed
-        let entries = logEntries(for: changes, before: schedule, after: proposed, user: user, timestamp: timestamp)
-        for entry in entries { committed.changeLog.append(entry) }
+        let logged = logEntries(for: changes, before: schedule, after: proposed, user: user, timestamp: timestamp)
+        for entry in logged { committed.changeLog.append(entry) }
+        let recorded = changes.compactMap { change -> ChangeLogEntry? in
+            if case let .changeLogRecorded(entry) = change { return entry }
+            return nil
+        }
+        let entries = recorded.isEmpty ? logged : recorded + logged
         let newRevision = try repository.save(
             committed, summary: CommitSummary(mutation: mutation, changes: changes, logEntries: entries))
         schedule = committed
@@ -125,6 +139,16 @@ public actor ScheduleStore {
         let (stream, continuation) = AsyncStream.makeStream(of: [ScheduledShift].self, bufferingPolicy: .bufferingNewest(16))
         continuation.yield(schedule.shifts(query))
         addObserver(continuation) { schedule, _ in continuation.yield(schedule.shifts(query)) }
+        return stream
+    }
+
+    /// The whole schedule now, and again after every commit (and refresh) until the stream is
+    /// dropped. A `Schedule` is a value whose copies share storage, so each element costs O(1);
+    /// a slow reader only sees the newest one.
+    public func observe() -> AsyncStream<Schedule> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Schedule.self, bufferingPolicy: .bufferingNewest(1))
+        continuation.yield(schedule)
+        addObserver(continuation) { schedule, _ in continuation.yield(schedule) }
         return stream
     }
 

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Why a client call was refused before it reached the rules. (A change the rules reject throws
+/// the core's `ScheduleError.rejected(violations:)`; broken invariants throw the other
+/// `ScheduleError` cases, naming the field.)
+public enum ShiftClientError: Error, Hashable, Sendable, CustomStringConvertible, LocalizedError {
+    /// `safeDeleteLocation`: this many shift types still use the location; move them to
+    /// another location or delete them first. Nothing was written.
+    case locationInUse(count: Int)
+    /// `switchShift`: the shift is no longer what the caller saw (another edit moved it or
+    /// changed its type), so the switch was not made. Reload and try again.
+    case shiftChanged(eventIdentifier: String, reason: String)
+    /// No store is configured: set `scheduleConnection` (docs/embedding.md) before using the
+    /// live clients.
+    case storeNotConfigured
+
+    public var description: String {
+        switch self {
+        case let .locationInUse(count):
+            "the location is used by \(count) shift type\(count == 1 ? "" : "s"); move them to another location or delete them first"
+        case let .shiftChanged(eventIdentifier, reason):
+            "shift \(eventIdentifier) changed since it was read (\(reason)); reload it and try again"
+        case .storeNotConfigured:
+            "no schedule store is configured: set DependencyValues.scheduleConnection (prepareDependencies or withDependencies) before using the live clients"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import ShiftCore
+import ShiftStorage
+
+/// Where a schedule is kept: how to make the repository a connection opens.
+///
+/// A struct of a factory rather than a closed enum, so a storage module adds its own backend
+/// without changing this one: the SQLite store (issue #6) will add `.sqlite(path:)` this way.
+///
+/// ```swift
+/// let backend: StoreBackend = .jsonFile(path: documents + "/schedule.json", createIfMissing: true)
+/// ```
+public struct StoreBackend: Sendable, CustomStringConvertible {
+    /// Names the backend in messages (`JSON file /path/schedule.json`, `memory`).
+    public let description: String
+    private let makeRepository: @Sendable () throws -> any ScheduleRepository
+
+    /// A backend from any repository factory, called once each time a connection opens.
+    public init(description: String, makeRepository: @escaping @Sendable () throws -> any ScheduleRepository) {
+        self.description = description
+        self.makeRepository = makeRepository
+    }
+
+    /// Makes the repository (a connection calls this once when it opens).
+    public func repository() throws -> any ScheduleRepository { try makeRepository() }
+
+    /// The JSON file store (docs/store-format.md): one human-readable file, atomic saves, a lock
+    /// against other processes writing it.
+    ///
+    /// - Parameters:
+    ///   - path: the store file.
+    ///   - createIfMissing: create an empty store with `initialSettings` when the file does not
+    ///     exist (otherwise opening fails with `StorageError.notFound`).
+    ///   - initialSettings: settings of a newly created store (its time zone above all).
+    public static func jsonFile(path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) -> StoreBackend {
+        StoreBackend(description: "JSON file \(path)") {
+            JSONFileRepository(path: path, createIfMissing: createIfMissing, initialSettings: initialSettings)
+        }
+    }
+
+    /// A store in memory starting from `schedule`, for previews and tests; nothing outlives the
+    /// process. Each open starts again from `schedule`.
+    public static func inMemory(_ schedule: Schedule) -> StoreBackend {
+        StoreBackend(description: "memory") { InMemoryRepository(schedule) }
+    }
+
+    /// A store over an existing repository (several connections over one `InMemoryRepository`
+    /// see each other's commits, like processes sharing a file).
+    public static func repository(_ repository: any ScheduleRepository) -> StoreBackend {
+        StoreBackend(description: repository.location) { repository }
+    }
+}
+
+/// Everything a live connection needs: the backend, the rules, and who the app's user is.
+public struct ScheduleConfiguration: Sendable {
+    public var backend: StoreBackend
+    /// Folders of Lua rules (the stock ones are in the package's `rules/`). Empty: no Lua rules.
+    /// Rule settings (disabled rules, severities, parameters) are read from the store's settings
+    /// when the connection opens.
+    public var rulesDirectories: [String]
+    /// Checks written in Swift, run after the Lua rules.
+    public var validators: [any ScheduleValidator]
+    /// The app's user before they change their display name, and again after a reset. Their
+    /// `userId` names them in the change log; keep it stable (an account id, not a device name).
+    public var defaultProfile: UserProfile
+    /// The clock and id source of the store. `nil` takes them from the `date` and `uuid`
+    /// dependencies in effect when the connection opens.
+    public var environment: StoreEnvironment?
+    /// Receives Lua `print` output of the rules: (source file, message).
+    public var ruleLog: @Sendable (_ source: String, _ message: String) -> Void
+
+    public init(
+        backend: StoreBackend, rulesDirectories: [String] = [], validators: [any ScheduleValidator] = [],
+        defaultProfile: UserProfile = .processUser, environment: StoreEnvironment? = nil,
+        ruleLog: @escaping @Sendable (_ source: String, _ message: String) -> Void = { _, _ in }
+    ) {
+        self.backend = backend
+        self.rulesDirectories = rulesDirectories
+        self.validators = validators
+        self.defaultProfile = defaultProfile
+        self.environment = environment
+        self.ruleLog = ruleLog
+    }
+}

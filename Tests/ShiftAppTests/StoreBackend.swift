@@ -1,0 +1,82 @@
+import Foundation
+import ShiftCore
+import ShiftStorage
+import Testing
+
+/// A storage backend the reliability harnesses (crash safety, concurrent writers, malformed input)
+/// run against through the real `shiftctl`. The harnesses only use what is here, so a new backend
+/// is one more case: the SQLite store (#6) adds `.sqlite` with its file name and opener.
+enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case json
+
+    var testDescription: String { rawValue }
+
+    /// The store's file name; `--store` picks the backend from its extension.
+    var fileName: String {
+        switch self {
+        case .json: "schedule.json"
+        }
+    }
+
+    /// Opens the store as a fresh process would. Opening checks the format and every core
+    /// invariant (references resolve, ids unique, values valid), so a store that opens is whole.
+    func open(_ path: String) throws -> Schedule {
+        switch self {
+        case .json: try JSONFileRepository(path: path).load().0
+        }
+    }
+
+    /// Files a killed writer may leave beside the store until the next save (they are never read).
+    func isLeftover(_ name: String) -> Bool {
+        switch self {
+        case .json: name.hasSuffix(".tmp") || name.hasSuffix(".lock")
+        }
+    }
+}
+
+/// A small seeded generator, so a failing random run can be repeated (`SHIFT_SEED=…`).
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// The seed from `SHIFT_SEED`, else a fresh one (printed by the tests that use it).
+    static var seed: UInt64 {
+        ProcessInfo.processInfo.environment["SHIFT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max >> 1)
+    }
+}
+
+/// A whole-number setting from the environment (the documented long runs raise the counts).
+func environmentCount(_ name: String, default value: Int) -> Int {
+    ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? value
+}
+
+extension Sandbox {
+    /// Sanitizer settings passed on to `shiftctl` (for the sanitizer runs in docs/guarantees.md).
+    static let sanitizerOptions: [String: String] = ProcessInfo.processInfo.environment.filter {
+        ["ASAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"].contains($0.key)
+    }
+
+    /// Starts `shiftctl` without waiting (output discarded), for tests that kill it or run several.
+    func launch(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: path)
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": path, "USER": "tester", "COLUMNS": "80", "TZ": "UTC"]
+        environment.merge(Sandbox.sanitizerOptions) { $1 }
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}

@@ -1,0 +1,5 @@
+-- attack: io.open
+-- expect: global 'io'
+local function attack(change, schedule, report, params)
+  io.open("/etc/passwd")
+end

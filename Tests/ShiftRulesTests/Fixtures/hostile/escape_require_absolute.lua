@@ -1,0 +1,5 @@
+-- attack: require of an absolute path
+-- expect: invalid module name
+local function attack(change, schedule, report, params)
+  require("/etc/passwd")
+end

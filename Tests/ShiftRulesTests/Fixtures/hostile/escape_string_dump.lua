@@ -1,0 +1,5 @@
+-- attack: string.dump
+-- expect: dump
+local function attack(change, schedule, report, params)
+  string.dump(function() end)
+end
