@@ -107,14 +107,21 @@ import Testing
 
     // MARK: Bad input and rejections
 
+    /// Copies n005w4 into the sandbox with one edit in one file, and imports the edited copy with
+    /// its Solution_H_0-WD_1-2-3-3.
+    static func importEdited(_ file: String, replacing old: String, with new: String, in sandbox: Sandbox) throws -> CLIResult {
+        let copy = sandbox.path + "/n005w4"
+        try FileManager.default.copyItem(atPath: data + "/n005w4", toPath: copy)
+        let text = try String(contentsOfFile: copy + "/" + file, encoding: .utf8)
+        try #require(text.contains(old))
+        try Data(text.replacingOccurrences(of: old, with: new).utf8).write(to: URL(fileURLWithPath: copy + "/" + file))
+        return try sandbox.run("--store", "s.json", "inrc2", "import", "n005w4", "--solution", "n005w4/Solution_H_0-WD_1-2-3-3")
+    }
+
     @Test func aBadFileIsNamedWithItsLineAndNothingIsWritten() throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let copy = sandbox.path + "/n005w4"
-        try FileManager.default.copyItem(atPath: Self.data + "/n005w4", toPath: copy)
-        let scenario = try String(contentsOfFile: copy + "/Sc-n005w4.txt", encoding: .utf8)
-        try Data(scenario.replacingOccurrences(of: "Late (2,3)", with: "Late (2;3)").utf8).write(to: URL(fileURLWithPath: copy + "/Sc-n005w4.txt"))
-        let result = try sandbox.run("--store", "s.json", "inrc2", "import", "n005w4", "--solution", "n005w4/Solution_H_0-WD_1-2-3-3")
+        let result = try Self.importEdited("Sc-n005w4.txt", replacing: "Late (2,3)", with: "Late (2;3)", in: sandbox)
         #expect(result.status == 2)
         #expect(result.stderr == "shiftctl: n005w4/Sc-n005w4.txt:11: the consecutive-assignment bounds must be a pair like (2,5), not '(2;3)'\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/s.json"))
@@ -124,12 +131,8 @@ import Testing
     @Test func aSolutionNamingAnUnknownNurseIsRefused() throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let copy = sandbox.path + "/n005w4"
-        try FileManager.default.copyItem(atPath: Self.data + "/n005w4", toPath: copy)
-        let file = copy + "/Solution_H_0-WD_1-2-3-3/Sol-n005w4-2-1.txt"
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: "Sara Mon Night Nurse", with: "Zelda Mon Night Nurse").utf8).write(to: URL(fileURLWithPath: file))
-        let result = try sandbox.run("--store", "s.json", "inrc2", "import", "n005w4", "--solution", "n005w4/Solution_H_0-WD_1-2-3-3")
+        let result = try Self.importEdited("Solution_H_0-WD_1-2-3-3/Sol-n005w4-2-1.txt", replacing: "Sara Mon Night Nurse",
+                                           with: "Zelda Mon Night Nurse", in: sandbox)
         #expect(result.status == 2)
         #expect(result.stderr.contains("Sol-n005w4-2-1.txt:21: 'Zelda' is not a nurse of the scenario"), "\(result.stderr)")
     }
@@ -137,13 +140,9 @@ import Testing
     @Test func aSolutionBreakingAHardRuleIsRejectedWholeWithEachViolationNamed() throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let copy = sandbox.path + "/n005w4"
-        try FileManager.default.copyItem(atPath: Self.data + "/n005w4", toPath: copy)
         // Week 1, Monday: Sara's Night covers HeadNurse, a skill she lacks (H4).
-        let file = copy + "/Solution_H_0-WD_1-2-3-3/Sol-n005w4-2-1.txt"
-        let text = try String(contentsOfFile: file, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: "Sara Mon Night Nurse", with: "Sara Mon Night HeadNurse").utf8).write(to: URL(fileURLWithPath: file))
-        let result = try sandbox.run("--store", "s.json", "inrc2", "import", "n005w4", "--solution", "n005w4/Solution_H_0-WD_1-2-3-3")
+        let result = try Self.importEdited("Solution_H_0-WD_1-2-3-3/Sol-n005w4-2-1.txt", replacing: "Sara Mon Night Nurse",
+                                           with: "Sara Mon Night HeadNurse", in: sandbox)
         #expect(result.status == 1)
         #expect(result.stdout.contains("Sara covers HeadNurse on 2024-01-08 without the skill"), "\(result.stdout)")
         #expect(result.stdout.contains("inrc2_h4_missing_skill"))

@@ -58,18 +58,8 @@ return rule {
       local lo, hi = inrc2.int(a, "min_consecutive_work"), inrc2.int(a, "max_consecutive_work")
       if lo ~= nil or hi ~= nil then
         local work = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "work" }
-        if history_work > 0 and not work[1].working then
-          charge(inrc2.run_cost(0, history_work, lo, hi, false), params.work_weight,
-                 ("%d working days before the horizon, at least %d in a row"):format(history_work, lo or 0), horizon.first)
-        end
-        for i, run in ipairs(work) do
-          if run.working then
-            local before = i == 1 and history_work or 0
-            local cost = inrc2.run_cost(run.days, before, lo, hi, run.last == horizon.last)
-            charge(cost, params.work_weight, ("%d working days in a row from %s%s (%s..%s)"):format(run.days + before, run.first,
-                   before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), run.first)
-          end
-        end
+        inrc2.charge_day_runs(work, true, history_work, lo, hi, horizon, "working day", "working days",
+          function(cost, what, first) charge(cost, params.work_weight, what, first) end)
       end
     end
   end,

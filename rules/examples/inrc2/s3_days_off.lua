@@ -19,21 +19,9 @@ return rule {
       if lo ~= nil or hi ~= nil then
         local history_off = inrc2.int(a, "history_consecutive_off") or 0
         local runs = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "work" }
-        local function charge(cost, what, first)
-          if cost > 0 then report{ message = ("%s: %s"):format(p.name, what), person = p, date = first, penalty = cost * params.weight } end
-        end
-        if history_off > 0 and runs[1].working then
-          charge(inrc2.run_cost(0, history_off, lo, hi, false),
-                 ("%d days off before the horizon, at least %d in a row"):format(history_off, lo or 0), horizon.first)
-        end
-        for i, run in ipairs(runs) do
-          if not run.working then
-            local before = i == 1 and history_off or 0
-            charge(inrc2.run_cost(run.days, before, lo, hi, run.last == horizon.last),
-                   ("%d days off in a row from %s%s (%s..%s)"):format(run.days + before, run.first,
-                     before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), run.first)
-          end
-        end
+        inrc2.charge_day_runs(runs, false, history_off, lo, hi, horizon, "day off", "days off", function(cost, what, first)
+          report{ message = ("%s: %s"):format(p.name, what), person = p, date = first, penalty = cost * params.weight }
+        end)
       end
     end
   end,

@@ -34,6 +34,30 @@ function inrc2.run_cost(days, before, lo, hi, open)
   return cost
 end
 
+--- Charges one person's runs of worked days (`working` true) or of days off (false) against
+--- bounds lo..hi, the first run continuing `history` days of the same kind. Calls
+--- `charge(days, message, first_date)` for each run that costs, including a history run of that
+--- kind that ended on the horizon's first day. `one`/`many` name a day ("day off", "days off").
+function inrc2.charge_day_runs(runs, working, history, lo, hi, horizon, one, many, charge)
+  local function days(n) return ("%d %s"):format(n, n == 1 and one or many) end
+  if history > 0 and runs[1].working ~= working then
+    local cost = inrc2.run_cost(0, history, lo, hi, false)
+    if cost > 0 then
+      charge(cost, ("%s before the horizon, at least %d in a row"):format(days(history), lo or 0), horizon.first)
+    end
+  end
+  for i, run in ipairs(runs) do
+    if run.working == working then
+      local before = i == 1 and history or 0
+      local cost = inrc2.run_cost(run.days, before, lo, hi, run.last == horizon.last)
+      if cost > 0 then
+        charge(cost, ("%s in a row from %s%s (%s..%s)"):format(days(run.days + before), run.first,
+               before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), run.first)
+      end
+    end
+  end
+end
+
 --- The working weekends of a person inside the horizon: a weekend counts when Saturday or Sunday
 --- is worked. Returns the count and the list of weekends `{ saturday, sunday, sat, sun }`, where
 --- sat and sun say whether each day is worked.
