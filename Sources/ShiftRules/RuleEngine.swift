@@ -210,6 +210,9 @@ final class EngineState {
     /// A violation message as one printable line: control characters (line breaks, terminal
     /// escape sequences) become spaces and very long messages are cut.
     static func oneLine(_ message: String) -> String {
+        // The common case, short printable ASCII, is returned as it is.
+        let bytes = message.utf8
+        if bytes.count <= maxMessageLength, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return message }
         var scalars = String.UnicodeScalarView()
         var count = 0
         for scalar in message.unicodeScalars {
