@@ -83,7 +83,7 @@ extension App {
         }
 
         let mutations = problem.mutations(start: first, settings: settings)
-        guard case let .updateSettings(recorded) = mutations[0] else { preconditionFailure("the import starts with the settings") }
+        let recorded = problem.settings(start: first, base: settings)
         let repository = JSONFileRepository(path: path, createIfMissing: true, initialSettings: recorded)
         do {
             let store = try ScheduleStore(repository: repository, actingUser: workspace.actingUser(settings: recorded))

@@ -18,20 +18,13 @@ extension LuaScheduleAPI {
 
         try method("shifts") { [unowned self] schedule, side, args in
             var (query, filter) = try shiftQuery(args, schedule)
+            // The limit counts the shifts that pass the filter, so it is applied here.
+            let limit = query.limit
+            query.limit = nil
             var list: [LuaValue] = []
-            if filter.isEmpty {
-                schedule.forEachShift(query) { shift in
-                    list.append(view(shift, side))
-                    return true
-                }
-            } else {
-                // The limit counts the shifts that pass the filter, so it is applied here.
-                let limit = query.limit
-                query.limit = nil
-                schedule.forEachShift(query) { shift in
-                    if filter.admits(shift) { list.append(view(shift, side)) }
-                    return limit.map { list.count < $0 } ?? true
-                }
+            schedule.forEachShift(query) { shift in
+                if filter.admits(shift) { list.append(view(shift, side)) }
+                return limit.map { list.count < $0 } ?? true
             }
             return .table(LuaTable(array: list))
         }
@@ -138,16 +131,18 @@ extension LuaScheduleAPI {
             }
             return schedule.settings.extra[name].map(Self.luaValue) ?? .nil
         }
-        try method("horizon") { [unowned self] schedule, _, _ in
+        try method("horizon") { schedule, _, _ in
             let extra = schedule.settings.extra
+            let range: ClosedRange<LocalDate>
             if let first = extra[Self.horizonFirst], let last = extra[Self.horizonLast] {
                 guard let from = first.stringValue.flatMap(LocalDate.init), let to = last.stringValue.flatMap(LocalDate.init), from <= to else {
                     throw LuaScriptError("horizon: the store's \(Self.horizonFirst) and \(Self.horizonLast) settings must be dates (YYYY-MM-DD), first <= last")
                 }
-                return .table(LuaTable(hash: [.string("first"): .string(from.description), .string("last"): .string(to.description),
-                                              .string("days"): .integer(Int64(from.days(to: to) + 1))]))
+                range = from...to
+            } else {
+                guard let span = schedule.shiftDateRange else { return .nil }
+                range = span
             }
-            guard let range = schedule.shiftDateRange else { return .nil }
             return .table(LuaTable(hash: [.string("first"): .string(range.lowerBound.description),
                                           .string("last"): .string(range.upperBound.description),
                                           .string("days"): .integer(Int64(range.lowerBound.days(to: range.upperBound) + 1))]))

@@ -40,21 +40,30 @@ enum CLIBenchmarks {
     }
 
     private static func invoke(_ executable: String, in directory: String, _ arguments: [String], allowViolations: Bool = false) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let status = process.terminationStatus
-        guard status == 0 || (allowViolations && status == 1) else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw BenchmarkError(message: "shiftctl \(arguments.joined(separator: " ")) exited \(status): \(message)")
-        }
+        _ = try runProcess(executable, arguments, in: directory, allowViolations: allowViolations)
     }
+}
+
+/// Runs `shiftctl` (or another program) to the end and returns its standard output; throws with
+/// its standard error when it exits with another status than 0 (or 1 with `allowViolations`).
+func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil, allowViolations: Bool = false) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let output = Pipe()
+    process.standardOutput = output
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let status = process.terminationStatus
+    guard status == 0 || (allowViolations && status == 1) else {
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        throw BenchmarkError(message: "\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")) exited \(status): \(message)")
+    }
+    return String(decoding: data, as: UTF8.self)
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

@@ -27,11 +27,11 @@ enum INRC2Benchmarks {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let store = directory + "/s.json"
             let started = Date()
-            _ = try shell(shiftctl, ["--store", store, "inrc2", "import", "\(data)/\(instance)", "--solution", "\(data)/\(instance)/\(solution)"])
+            _ = try runProcess(shiftctl, ["--store", store, "inrc2", "import", "\(data)/\(instance)", "--solution", "\(data)/\(instance)/\(solution)"])
             let imported = Date().timeIntervalSince(started)
             var output = ""
             let wall = try measure(runs: runs) {
-                output = try shell(shiftctl, ["--store", store, "validate", "--score", "--format", "json"], allowViolations: true)
+                output = try runProcess(shiftctl, ["--store", store, "validate", "--score", "--format", "json"], allowViolations: true)
             }
             let cost = (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
                 .flatMap { $0["score"] as? [String: Any] }.flatMap { $0["softPenalty"] as? Double } ?? -1
@@ -44,24 +44,5 @@ enum INRC2Benchmarks {
         }
         print(report.markdown())
         print("")
-    }
-
-    private static func shell(_ executable: String, _ arguments: [String], allowViolations: Bool = false) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let status = process.terminationStatus
-        guard status == 0 || (allowViolations && status == 1) else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw BenchmarkError(message: "shiftctl \(arguments.joined(separator: " ")) exited \(status): \(message)")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

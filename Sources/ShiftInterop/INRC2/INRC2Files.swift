@@ -146,6 +146,8 @@ extension INRC2 {
         }
 
         var atEnd: Bool { position >= lines.count }
+        /// The first token of the next line, without reading it.
+        var nextKeyword: String? { position < lines.count ? lines[position].tokens[0] : nil }
         var lastLine: Int? { lines.last?.number }
 
         func error(_ line: Line?, _ message: String) -> FileError { FileError(file: file, line: line?.number ?? lastLine, message) }
@@ -321,28 +323,8 @@ extension INRC2 {
         let name = try lines.next("the scenario name")
         _ = try lines.expect("REQUIREMENTS")
         var requirements: [Requirement] = []
-        while true {
+        while !(lines.nextKeyword?.hasPrefix("SHIFT_OFF_REQUESTS") ?? false) {
             let line = try lines.next("SHIFT_OFF_REQUESTS")
-            if line.tokens[0].hasPrefix("SHIFT_OFF_REQUESTS") {
-                let text = line.text.replacingOccurrences(of: " ", with: "")
-                guard let count = Int(text.dropFirst("SHIFT_OFF_REQUESTS=".count)), text.hasPrefix("SHIFT_OFF_REQUESTS="), count >= 0 else {
-                    throw lines.error(line, "expected 'SHIFT_OFF_REQUESTS = <count>', found '\(line.text)'")
-                }
-                var requests: [ShiftOffRequest] = []
-                for _ in 0..<count {
-                    let line = try lines.next("the shift-off requests")
-                    guard line.tokens.count == 3 else { throw lines.error(line, "expected '<nurse> <shift type|Any> <day>', found '\(line.text)'") }
-                    guard scenario.nurses.contains(where: { $0.name == line.tokens[0] }) else {
-                        throw lines.error(line, "'\(line.tokens[0])' is not a nurse of the scenario")
-                    }
-                    let type = line.tokens[1] == "Any" ? nil : line.tokens[1]
-                    if let type, !scenario.shiftTypes.contains(where: { $0.name == type }) {
-                        throw lines.error(line, "'\(type)' is not a shift type of the scenario (or Any)")
-                    }
-                    requests.append(ShiftOffRequest(nurse: line.tokens[0], shiftType: type, day: try lines.day(line.tokens[2], line)))
-                }
-                return WeekData(scenario: name.text, requirements: requirements, requests: requests)
-            }
             guard line.tokens.count == 9 else {
                 throw lines.error(line, "expected '<shift type> <skill> (min,opt) × 7', found '\(line.text)'")
             }
@@ -357,6 +339,21 @@ extension INRC2 {
             }
             requirements.append(Requirement(shiftType: line.tokens[0], skill: line.tokens[1], days: days))
         }
+        let count = try lines.count("SHIFT_OFF_REQUESTS")
+        var requests: [ShiftOffRequest] = []
+        for _ in 0..<count {
+            let line = try lines.next("the shift-off requests")
+            guard line.tokens.count == 3 else { throw lines.error(line, "expected '<nurse> <shift type|Any> <day>', found '\(line.text)'") }
+            guard scenario.nurses.contains(where: { $0.name == line.tokens[0] }) else {
+                throw lines.error(line, "'\(line.tokens[0])' is not a nurse of the scenario")
+            }
+            let type = line.tokens[1] == "Any" ? nil : line.tokens[1]
+            if let type, !scenario.shiftTypes.contains(where: { $0.name == type }) {
+                throw lines.error(line, "'\(type)' is not a shift type of the scenario (or Any)")
+            }
+            requests.append(ShiftOffRequest(nurse: line.tokens[0], shiftType: type, day: try lines.day(line.tokens[2], line)))
+        }
+        return WeekData(scenario: name.text, requirements: requirements, requests: requests)
     }
 
     /// Reads exactly the announced number of assignments; lines after them (a solver's `Cost:`

@@ -103,11 +103,9 @@ extension INRC2 {
         /// Settings keys the import records (besides `horizon.first` and `horizon.last`).
         public static let settingsPrefix = "inrc2."
 
-        /// The store content as one batch: settings (time zone UTC, weeks from Monday, the horizon
-        /// and where the data came from), shift types, people, demand, shift-off requests as
-        /// availability, and the solution's assignments as shifts carrying their skill.
-        /// `start` is the horizon's first day (a Monday).
-        public func mutations(start: LocalDate, settings base: StoreSettings, makeID: () -> UUID = { UUID.random() }) -> [Mutation] {
+        /// The store settings of the import: `base` in UTC with weeks from Monday, plus the horizon
+        /// and where the data came from.
+        public func settings(start: LocalDate, base: StoreSettings) -> StoreSettings {
             let days = 7 * weeks.count
             var settings = base
             settings.timeZoneIdentifier = "UTC"
@@ -120,7 +118,14 @@ extension INRC2 {
             if !fileNames.solutions.isEmpty {
                 settings.extra[Self.settingsPrefix + "solutions"] = .list(fileNames.solutions.map { .string($0) })
             }
-            var result: [Mutation] = [.updateSettings(settings)]
+            return settings
+        }
+
+        /// The store content as one batch: `settings(start:base:)`, shift types, people, demand,
+        /// shift-off requests as availability, and the solution's assignments as shifts carrying
+        /// their skill. `start` is the horizon's first day (a Monday).
+        public func mutations(start: LocalDate, settings base: StoreSettings, makeID: () -> UUID = { UUID.random() }) -> [Mutation] {
+            var result: [Mutation] = [.updateSettings(settings(start: start, base: base))]
 
             var typeIDs: [String: ShiftTypeID] = [:]
             for type in scenario.shiftTypes {
