@@ -42,11 +42,11 @@ struct MutationContext {
         case let .updateShift(shift, reason): try update(shift, reason: reason, field: Self.join(field, "shift"))
         case let .unscheduleShift(id, reason): try removeShift(id, reason: reason, field: Self.join(field, "shiftID"))
         case let .reassignShift(id, person, reason):
-            guard var shift = schedule.shiftStore[id] else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
+            guard var shift = schedule.shift(id) else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
             shift.personID = person
             try update(shift, reason: reason, field: Self.join(field, "shift"))
         case let .switchShift(id, type, reason):
-            guard var shift = schedule.shiftStore[id] else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
+            guard var shift = schedule.shift(id) else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
             shift.shiftTypeID = type
             try update(shift, reason: reason, field: Self.join(field, "shift"))
         case let .updateSettings(settings):
@@ -54,9 +54,7 @@ struct MutationContext {
             try schedule.replaceSettings(settings)
             record(key: .settings, .settings(before: before, after: settings))
         case let .pruneChangeLog(cutoff):
-            let kept = schedule.changeLog.removing { $0.timestamp < cutoff }
-            let removed = schedule.changeLog.count - kept.count
-            schedule.changeLog = kept
+            let removed = schedule.changeLog.prune(before: cutoff)
             if removed > 0 { changes.append(.changeLogPruned(removed: removed)) }
         case let .recordChangeLogEntry(entry):
             try record(entry, field: Self.join(field, "changeLogEntry"))
@@ -126,7 +124,7 @@ struct MutationContext {
     // MARK: Change log
 
     mutating func record(_ entry: ChangeLogEntry, field: String) throws(ScheduleError) {
-        if schedule.changeLog.contains(where: { $0.id == entry.id }) {
+        if schedule.changeLog.contains(id: entry.id) {
             throw .duplicateID(entity: .changeLog, id: entry.id.description, field: field + ".id")
         }
         try Self.checkName(entry.userId, field: field + ".userId")
@@ -268,7 +266,7 @@ struct MutationContext {
     // MARK: Shifts
 
     mutating func add(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
-        guard schedule.shiftStore[shift.id] == nil else {
+        guard schedule.shift(shift.id) == nil else {
             throw .duplicateID(entity: .shift, id: shift.id.description, field: field + ".id")
         }
         try checkShift(shift, field: field)
@@ -279,12 +277,11 @@ struct MutationContext {
     }
 
     mutating func update(_ shift: ScheduledShift, reason: String?, field: String) throws(ScheduleError) {
-        guard let before = schedule.shiftStore[shift.id] else {
+        guard let before = schedule.shift(shift.id) else {
             throw .notFound(entity: .shift, id: shift.id.description, field: field + ".id")
         }
         try checkShift(shift, field: field)
-        schedule.index.remove(before)
-        if before.hasCustomEventIdentifier { schedule.eventIdentifierIndex[before.eventIdentifier] = nil }
+        unindex(before)
         schedule.shiftStore[shift.id] = shift
         schedule.index.insert(shift)
         if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = shift.id }
@@ -292,13 +289,23 @@ struct MutationContext {
     }
 
     mutating func removeShift(_ id: ShiftID, reason: String?, field: String) throws(ScheduleError) {
-        guard let before = schedule.shiftStore[id] else {
+        guard let before = schedule.shift(id) else {
             throw .notFound(entity: .shift, id: id.description, field: field)
         }
-        schedule.index.remove(before)
-        if before.hasCustomEventIdentifier { schedule.eventIdentifierIndex[before.eventIdentifier] = nil }
+        unindex(before)
         schedule.shiftStore[id] = nil
         record(key: .shift(id), .shift(before: before, after: nil, reason: reason))
+    }
+
+    /// Takes a shift's current version out of the indexes. A version that lives in the schedule's
+    /// source (not in memory) is hidden instead, so the source's copy no longer shows.
+    private mutating func unindex(_ shift: ScheduledShift) {
+        if schedule.shiftStore[shift.id] == nil {
+            schedule.hiddenShifts.insert(shift.id)
+            return
+        }
+        schedule.index.remove(shift)
+        if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = nil }
     }
 
     private func checkShift(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
@@ -313,7 +320,7 @@ struct MutationContext {
             guard !uid.isEmpty, uid.utf8.count <= 255 else {
                 throw .invalidValue(field: field + ".eventIdentifier", reason: "must be 1 to 255 bytes")
             }
-            if let owner = schedule.eventIdentifierIndex[uid], owner != shift.id {
+            if let owner = schedule.shift(customEventIdentifier: uid)?.id, owner != shift.id {
                 throw .conflict(field: field + ".eventIdentifier", reason: "'\(uid)' is already the UID of another shift")
             }
         }

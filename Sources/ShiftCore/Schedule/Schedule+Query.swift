@@ -16,8 +16,17 @@ extension Schedule {
 
     /// Calls `body` for each shift the query selects, in query order, until it returns false.
     public func forEachShift(_ query: ShiftQuery, _ body: (ScheduledShift) -> Bool) {
+        if let source {
+            forEachMergedShift(query, source, body)
+            return
+        }
+        forEachHeldShift(query, body)
+    }
+
+    /// The shifts held in memory (all of them, or a source's overlay) that a query selects.
+    private func forEachHeldShift(_ query: ShiftQuery, _ body: (ScheduledShift) -> Bool) {
         if let limit = query.limit, limit <= 0 { return }
-        guard let (first, last) = dateBounds(of: query), first <= last else { return }
+        guard let (first, last) = dateBounds(of: query, within: index.dateRange), first <= last else { return }
         let types = typeFilter(of: query)
         if let types, types.isEmpty { return }
         var emitted = 0
@@ -56,7 +65,7 @@ extension Schedule {
 
         let bucketTypes = types ?? allTypeIDs
         let dates: [LocalDate]
-        if first.days(to: last) + 1 > 4 * max(shiftCount, 256) {
+        if first.days(to: last) + 1 > 4 * max(shiftStore.count, 256) {
             // A sparse range (a stray shift in year 5807): only the days that have shifts, so
             // the cost follows the shifts, not the calendar span.
             var busy = Set<LocalDate>()
@@ -73,6 +82,54 @@ extension Schedule {
             }
             guard flush() else { return }
         }
+    }
+
+    /// A query over a source: the source's shifts (less those this schedule hid) merged with the
+    /// ones held in memory, in query order. The source is asked for enough to cover the hidden
+    /// ones and the whole of the last day it returns, so the day can be put in start-time order.
+    private func forEachMergedShift(_ query: ShiftQuery, _ source: any ScheduleSource, _ body: (ScheduledShift) -> Bool) {
+        if let limit = query.limit, limit <= 0 { return }
+        guard let (first, last) = dateBounds(of: query, within: shiftDateRange), first <= last else { return }
+        let types = typeFilter(of: query)
+        if let types, types.isEmpty { return }
+        if query.unassignedOnly, query.personID != nil { return }
+        let newestFirst = query.order == .newestFirst
+        var request = ShiftSourceRequest(
+            from: first, to: last, shiftTypeIDs: types, personID: query.personID, unassignedOnly: query.unassignedOnly,
+            newestFirst: newestFirst,
+            // An overlap filter applies after the source's answer (its date range is already narrow).
+            limit: query.overlapping == nil ? query.limit.map { $0 + hiddenShifts.count } : nil)
+        var selected = source.shifts(request)
+        if let limit = request.limit, selected.count >= limit, let edge = selected.last?.date {
+            request.from = edge
+            request.to = edge
+            request.limit = nil
+            selected.removeAll { $0.date == edge }
+            selected += source.shifts(request)
+        }
+        if !hiddenShifts.isEmpty || query.overlapping != nil {
+            selected.removeAll { hiddenShifts.contains($0.id) || !matches($0, query, nil) }
+        }
+        forEachHeldShift(query) { selected.append($0); return true }
+        selected.sort { a, b in
+            if a.date != b.date { return newestFirst ? a.date > b.date : a.date < b.date }
+            return newestFirst ? startOrder(b, a) : startOrder(a, b)
+        }
+        for (position, shift) in selected.enumerated() {
+            if let limit = query.limit, position >= limit { return }
+            guard body(shift) else { return }
+        }
+    }
+
+    /// Shifts whose id, as lowercase text, starts with `prefix`, in id order, at most `limit`.
+    /// For resolving a short id a user typed.
+    public func shifts(idPrefix prefix: String, limit: Int = 50) -> [ScheduledShift] {
+        let prefix = prefix.lowercased()
+        var found = shiftStore.values.filter { $0.id.description.hasPrefix(prefix) }
+        if let source {
+            found += source.shifts(idPrefix: prefix, limit: limit + hiddenShifts.count).filter { !hiddenShifts.contains($0.id) }
+        }
+        return Array(found.sorted { $0.id < $1.id }.prefix(max(0, limit)))
     }
 
     /// Every shift type id, in id order (the date buckets are per type).
@@ -95,8 +152,8 @@ extension Schedule {
 
     /// The dates a query can touch: its explicit bounds, narrowed by the overlap interval (a shift
     /// dated d runs within [d 00:00, d+2 00:00), plus slack for offset changes).
-    private func dateBounds(of query: ShiftQuery) -> (LocalDate, LocalDate)? {
-        guard let range = index.dateRange else { return nil }
+    private func dateBounds(of query: ShiftQuery, within range: ClosedRange<LocalDate>?) -> (LocalDate, LocalDate)? {
+        guard let range else { return nil }
         var first = max(query.from ?? range.lowerBound, range.lowerBound)
         var last = min(query.to ?? range.upperBound, range.upperBound)
         if let interval = query.overlapping {
@@ -132,21 +189,56 @@ extension Schedule {
 extension Schedule {
     /// Whether a person has a shift starting on a date (a binary search in their index).
     public func works(_ person: PersonID, on date: LocalDate) -> Bool {
-        guard let refs = index.byPerson[person] else { return false }
-        let position = ShiftIndex.lowerBound(refs, date)
-        return position < refs.count && refs[position].date == date
+        if let refs = index.byPerson[person] {
+            let position = ShiftIndex.lowerBound(refs, date)
+            if position < refs.count && refs[position].date == date { return true }
+        }
+        guard let source else { return false }
+        return source.shiftReferences(of: person, from: date, to: date).contains { !hiddenShifts.contains($0.id) }
+    }
+
+    /// A person's shifts dated `from`…`to`, as (date, id, type), by date then id: from memory,
+    /// or merged from the source and this schedule's overlay.
+    public func shiftReferences(of person: PersonID, from: LocalDate, to: LocalDate) -> [ShiftReference] {
+        guard from <= to else { return [] }
+        var held: ArraySlice<ShiftReference> = []
+        if let refs = index.byPerson[person] {
+            held = refs[ShiftIndex.lowerBound(refs, from)..<ShiftIndex.lowerBound(refs, to.adding(days: 1))]
+        }
+        guard let source else { return Array(held) }
+        var stored = source.shiftReferences(of: person, from: from, to: to)
+        if !hiddenShifts.isEmpty { stored.removeAll { hiddenShifts.contains($0.id) } }
+        guard !held.isEmpty else { return stored }
+        return (stored + held).sorted()
     }
 
     /// The run of consecutive days a person works that contains `date` (nil if they do not work
     /// on it). A shift counts for the date it starts on. The walk stops after `limit` days each
     /// way, so a caller that only cares about "more than n" pays for n.
     public func workRun(of person: PersonID, containing date: LocalDate, limit: Int = 3650) -> ClosedRange<LocalDate>? {
-        guard works(person, on: date) else { return nil }
-        var first = date
-        var last = date
-        while first.days(to: date) < limit, works(person, on: first.adding(days: -1)) { first = first.adding(days: -1) }
-        while date.days(to: last) < limit, works(person, on: last.adding(days: 1)) { last = last.adding(days: 1) }
-        return first...last
+        guard source != nil else {
+            guard works(person, on: date) else { return nil }
+            var first = date
+            var last = date
+            while first.days(to: date) < limit, works(person, on: first.adding(days: -1)) { first = first.adding(days: -1) }
+            while date.days(to: last) < limit, works(person, on: last.adding(days: 1)) { last = last.adding(days: 1) }
+            return first...last
+        }
+        // Over a source: the worked days a window at a time, widened while the run reaches its edge.
+        var window = 14
+        while true {
+            let lower = date.adding(days: -min(window, limit))
+            let upper = date.adding(days: min(window, limit))
+            let worked = Set(shiftReferences(of: person, from: lower.adding(days: -1), to: upper.adding(days: 1)).map(\.date))
+            guard worked.contains(date) else { return nil }
+            var first = date
+            var last = date
+            while first.days(to: date) < limit, first > lower, worked.contains(first.adding(days: -1)) { first = first.adding(days: -1) }
+            while date.days(to: last) < limit, last < upper, worked.contains(last.adding(days: 1)) { last = last.adding(days: 1) }
+            let open = (first == lower && worked.contains(first.adding(days: -1))) || (last == upper && worked.contains(last.adding(days: 1)))
+            if !open || window >= limit { return first...last }
+            window *= 4
+        }
     }
 }
 
@@ -155,8 +247,17 @@ extension Schedule {
     /// a walk over their date-sorted index with no lookup per shift, and no time-zone arithmetic
     /// unless a daylight-saving change falls inside the period.
     public func minutesWorked(by person: PersonID, from: LocalDate, to: LocalDate) -> Int {
-        guard let refs = index.byPerson[person], from <= to else { return 0 }
-        var position = ShiftIndex.lowerBound(refs, from)
+        guard from <= to else { return 0 }
+        let refs: [ShiftReference]
+        var position: Int
+        if source != nil {
+            refs = shiftReferences(of: person, from: from, to: to)
+            position = 0
+        } else {
+            guard let held = index.byPerson[person] else { return 0 }
+            refs = held
+            position = ShiftIndex.lowerBound(refs, from)
+        }
         let periodStart = zone.instant(of: from, minutes: -1440)
         let periodEnd = zone.instant(of: to, minutes: 2 * 1440)
         let steady = !zone.hasTransition(from: periodStart, to: periodEnd)

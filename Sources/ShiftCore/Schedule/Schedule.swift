@@ -20,6 +20,12 @@ public struct Schedule: Sendable {
     var demandStore: TreeDictionary<DemandID, Demand> = [:]
     var availabilityStore: TreeDictionary<AvailabilityID, Availability> = [:]
 
+    /// Where the shifts and the change log live when they are not held in memory (a SQLite
+    /// store). Then `shiftStore` and the shift indexes hold only what this schedule changed (the
+    /// overlay), and `hiddenShifts` the source's shifts it replaced or removed.
+    public private(set) var source: (any ScheduleSource)?
+    var hiddenShifts: TreeSet<ShiftID> = []
+
     var index = ShiftIndex()
     var symbolIndex: TreeDictionary<String, ShiftTypeID> = [:]
     var eventIdentifierIndex: TreeDictionary<String, ShiftID> = [:]
@@ -55,6 +61,51 @@ public struct Schedule: Sendable {
         self.changeLog = ChangeLog(changeLog)
     }
 
+    /// A schedule whose catalog (settings, locations, shift types, people, demand, availability)
+    /// is held in memory, checked as one batch of additions, and whose shifts and change log a
+    /// source serves. Used by repositories that do not load everything (SQLite).
+    public init(
+        settings: StoreSettings, locations: [Location], shiftTypes: [ShiftType], people: [Person],
+        demand: [Demand], availability: [Availability], source: any ScheduleSource
+    ) throws(ScheduleError) {
+        try self.init(
+            settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, demand: demand,
+            availability: availability)
+        self.source = source
+        self.changeLog = ChangeLog(source: source)
+    }
+
+    /// This schedule after its repository stored it: the overlay dropped, shifts and the change
+    /// log read from the source again. A schedule without a source is returned as it is.
+    public func rebased() -> Schedule {
+        guard source != nil else { return self }
+        var copy = self
+        copy.shiftStore = [:]
+        copy.index = ShiftIndex()
+        copy.eventIdentifierIndex = [:]
+        copy.hiddenShifts = []
+        copy.changeLog = changeLog.rebased()
+        return copy
+    }
+
+    /// The same schedule held wholly in memory: every shift and log entry read from the source
+    /// once. For whole-schedule work (validating, exporting, migrating) where one read beats many
+    /// queries. A schedule without a source is returned as it is.
+    public func materialized() throws(ScheduleError) -> Schedule {
+        guard source != nil else { return self }
+        var copy = try Schedule(settings: settings)
+        var context = MutationContext(schedule: copy, recordsChanges: false)
+        for location in locationStore.values { try context.add(location, field: "locations") }
+        for type in shiftTypeStore.values { try context.add(type, field: "shiftTypes") }
+        for person in personStore.values { try context.add(person, field: "people") }
+        for shift in shifts() { try context.add(shift, field: "shifts") }
+        for item in demandStore.values { try context.add(item, field: "demand") }
+        for item in availabilityStore.values { try context.add(item, field: "availability") }
+        copy = context.schedule
+        copy.changeLog = ChangeLog(changeLog)
+        return copy
+    }
+
     mutating func replaceSettings(_ newSettings: StoreSettings) throws(ScheduleError) {
         guard let zone = ZoneRules(identifier: newSettings.timeZoneIdentifier) else {
             throw .invalidValue(field: "settings.timeZone", reason: "'\(newSettings.timeZoneIdentifier)' is not an IANA time zone (e.g. Europe/Berlin)")
@@ -70,7 +121,11 @@ extension Schedule {
     public func location(_ id: LocationID) -> Location? { locationStore[id] }
     public func shiftType(_ id: ShiftTypeID) -> ShiftType? { shiftTypeStore[id] }
     public func person(_ id: PersonID) -> Person? { personStore[id] }
-    public func shift(_ id: ShiftID) -> ScheduledShift? { shiftStore[id] }
+    public func shift(_ id: ShiftID) -> ScheduledShift? {
+        if let shift = shiftStore[id] { return shift }
+        guard let source, !hiddenShifts.contains(id) else { return nil }
+        return source.shift(id)
+    }
     public func demand(_ id: DemandID) -> Demand? { demandStore[id] }
     public func availability(_ id: AvailabilityID) -> Availability? { availabilityStore[id] }
 
@@ -79,9 +134,16 @@ extension Schedule {
 
     /// The shift with this calendar UID.
     public func shift(eventIdentifier: String) -> ScheduledShift? {
-        if let id = eventIdentifierIndex[eventIdentifier] { return shiftStore[id] }
+        if let shift = shift(customEventIdentifier: eventIdentifier) { return shift }
         guard eventIdentifier.hasSuffix("@shiftscheduler"), let id = ShiftID(eventIdentifier.dropLast(15)),
-              let shift = shiftStore[id], !shift.hasCustomEventIdentifier else { return nil }
+              let shift = shift(id), !shift.hasCustomEventIdentifier else { return nil }
+        return shift
+    }
+
+    /// The shift whose custom calendar UID this is.
+    func shift(customEventIdentifier uid: String) -> ScheduledShift? {
+        if let id = eventIdentifierIndex[uid] { return shiftStore[id] }
+        guard let source, let shift = source.shift(customEventIdentifier: uid), !hiddenShifts.contains(shift.id) else { return nil }
         return shift
     }
 
@@ -99,7 +161,7 @@ extension Schedule {
     public var locationCount: Int { locationStore.count }
     public var shiftTypeCount: Int { shiftTypeStore.count }
     public var personCount: Int { personStore.count }
-    public var shiftCount: Int { shiftStore.count }
+    public var shiftCount: Int { shiftStore.count + (source.map { $0.shiftCount - hiddenShifts.count } ?? 0) }
 
     /// Shift types at a location, by symbol.
     public func shiftTypes(at locationID: LocationID) -> [ShiftType] {
@@ -108,19 +170,32 @@ extension Schedule {
 
     /// How many scheduled shifts use a shift type (a walk over the type's days, not the store).
     public func shiftCount(ofType id: ShiftTypeID) -> Int {
-        guard let range = index.dateRange else { return 0 }
         var total = 0
-        for date in stride(from: range.lowerBound, through: range.upperBound, by: 1) {
-            total += index.byTypeDate[TypeDay(type: id, date: date)]?.count ?? 0
+        if let range = index.dateRange {
+            for date in stride(from: range.lowerBound, through: range.upperBound, by: 1) {
+                total += index.byTypeDate[TypeDay(type: id, date: date)]?.count ?? 0
+            }
+        }
+        if let source {
+            total += source.shiftCount(ofType: id)
+            for hidden in hiddenShifts where source.shift(hidden)?.shiftTypeID == id { total -= 1 }
         }
         return total
     }
 
     /// How many scheduled shifts a person has (optionally from a date on).
     public func shiftCount(of person: PersonID, from date: LocalDate? = nil) -> Int {
-        guard let refs = index.byPerson[person] else { return 0 }
-        guard let date else { return refs.count }
-        return refs.count - ShiftIndex.lowerBound(refs, date)
+        var total = 0
+        if let refs = index.byPerson[person] {
+            total = refs.count - (date.map { ShiftIndex.lowerBound(refs, $0) } ?? 0)
+        }
+        if let source {
+            total += source.shiftCount(of: person, from: date)
+            for hidden in hiddenShifts {
+                if let shift = source.shift(hidden), shift.personID == person, date.map({ shift.date >= $0 }) ?? true { total -= 1 }
+            }
+        }
+        return total
     }
 
     /// Demand that applies on a date: entries for that date and for its weekday.
@@ -146,7 +221,11 @@ extension Schedule {
     }
 
     /// Earliest and latest date that has a shift (nil when there are none).
-    public var shiftDateRange: ClosedRange<LocalDate>? { index.dateRange }
+    public var shiftDateRange: ClosedRange<LocalDate>? {
+        guard let stored = source?.shiftDateRange else { return index.dateRange }
+        guard let held = index.dateRange else { return stored }
+        return min(stored.lowerBound, held.lowerBound)...max(stored.upperBound, held.upperBound)
+    }
 }
 
 // MARK: - Time
@@ -170,10 +249,17 @@ extension Schedule {
 extension Schedule: Equatable {
     /// Two schedules are equal when their settings, entities and change log are; indexes are derived.
     public static func == (lhs: Schedule, rhs: Schedule) -> Bool {
-        lhs.settings == rhs.settings && lhs.locationStore == rhs.locationStore
+        guard lhs.settings == rhs.settings && lhs.locationStore == rhs.locationStore
             && lhs.shiftTypeStore == rhs.shiftTypeStore && lhs.personStore == rhs.personStore
-            && lhs.shiftStore == rhs.shiftStore && lhs.demandStore == rhs.demandStore
-            && lhs.availabilityStore == rhs.availabilityStore && lhs.changeLog == rhs.changeLog
+            && lhs.demandStore == rhs.demandStore && lhs.availabilityStore == rhs.availabilityStore
+        else { return false }
+        if lhs.source == nil && rhs.source == nil {
+            guard lhs.shiftStore == rhs.shiftStore else { return false }
+        } else {
+            guard lhs.shiftCount == rhs.shiftCount,
+                  lhs.shifts().sorted(by: { $0.id < $1.id }) == rhs.shifts().sorted(by: { $0.id < $1.id }) else { return false }
+        }
+        return lhs.changeLog == rhs.changeLog
     }
 }
 

@@ -1,15 +1,9 @@
 import Foundation
 import HashTreeCollections
 
-/// A shift's date and id (the sort key of the per-person index), and its type, so that totals
-/// over a person's shifts (hours in a period) need no lookup of the shift itself.
-struct DatedShiftRef: Hashable, Sendable, Comparable {
-    var date: LocalDate
-    var id: ShiftID
-    var type: ShiftTypeID
-
-    static func < (lhs: Self, rhs: Self) -> Bool { lhs.date != rhs.date ? lhs.date < rhs.date : lhs.id < rhs.id }
-}
+/// The per-person index's entries: a shift's date and id (its sort key) and its type, so that
+/// totals over a person's shifts (hours in a period) need no lookup of the shift itself.
+typealias DatedShiftRef = ShiftReference
 
 struct TypeDay: Hashable, Sendable {
     var type: ShiftTypeID

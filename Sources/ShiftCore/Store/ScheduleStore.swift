@@ -68,9 +68,13 @@ public actor ScheduleStore {
 
         let user = user ?? actingUser
         let timestamp = Timestamp.truncated(environment.now())
+        _ = schedule.source?.takeFailure()
         let (proposed, changes) = try propose(mutation)
-        let violations = validators.isEmpty ? [] : try evaluate(Proposal(
-            mutation: mutation, changes: changes, before: schedule, after: proposed, user: user, timestamp: timestamp))
+        let violations = validators.isEmpty ? [] : try evaluate(proposal(
+            mutation: mutation, changes: changes, proposed: proposed, user: user, timestamp: timestamp))
+        // A read of the store that failed while proposing or checking: the rules may have
+        // passed on missing data, so nothing is written.
+        if let failure = schedule.source?.takeFailure() { throw failure }
         if violations.contains(where: { $0.severity == .error }) {
             throw ScheduleError.rejected(violations: violations)
         }
@@ -85,32 +89,52 @@ public actor ScheduleStore {
         let entries = recorded.isEmpty ? logged : recorded + logged
         let newRevision = try repository.save(
             committed, summary: CommitSummary(mutation: mutation, changes: changes, logEntries: entries))
-        schedule = committed
+        // Over a source, the repository stored the overlay: read it from there from now on.
+        schedule = committed.rebased()
         revision = newRevision
         let result = CommitResult(mutation: mutation, changes: changes, violations: violations, logEntries: entries, revision: newRevision)
-        for observer in observers.values { observer(committed, result) }
+        for observer in observers.values { observer(schedule, result) }
         return result
     }
 
     /// What a mutation would do, without writing: the changes and every violation (errors too).
     /// Throws `ScheduleError` for broken invariants or a failing validator.
     public func check(_ mutation: Mutation, as user: UserProfile? = nil) throws -> (changes: [Change], violations: [Violation]) {
+        _ = schedule.source?.takeFailure()
         let (proposed, changes) = try propose(mutation)
-        let violations = try evaluate(Proposal(
-            mutation: mutation, changes: changes, before: schedule, after: proposed, user: user ?? actingUser,
+        let violations = try evaluate(proposal(
+            mutation: mutation, changes: changes, proposed: proposed, user: user ?? actingUser,
             timestamp: Timestamp.truncated(environment.now())))
+        if let failure = schedule.source?.takeFailure() { throw failure }
         return (changes, violations)
     }
 
-    /// Runs every validator's whole-schedule phase on the current schedule.
+    /// Runs every validator's whole-schedule phase on the current schedule. A schedule over a
+    /// source is read into memory once for it.
     public func validate() throws -> [Violation] {
+        _ = schedule.source?.takeFailure()
+        let whole = try schedule.materialized()
+        if let failure = schedule.source?.takeFailure() { throw failure }
         var all: [Violation] = []
         for validator in validators {
-            do { all += try validator.validate(schedule) } catch {
+            do { all += try validator.validate(whole) } catch {
                 throw ScheduleError.validatorFailed(validator: validator.name, message: "\(error)")
             }
         }
         return all
+    }
+
+    /// A batch this big is checked against the schedule read into memory once (rules then query
+    /// memory, not the store, a million times); smaller ones against the source.
+    public static let bulkThreshold = 20_000
+
+    private func proposal(mutation: Mutation, changes: [Change], proposed: Schedule, user: UserProfile, timestamp: Date) throws -> Proposal {
+        guard proposed.source != nil, changes.count >= Self.bulkThreshold else {
+            return Proposal(mutation: mutation, changes: changes, before: schedule, after: proposed, user: user, timestamp: timestamp)
+        }
+        return Proposal(
+            mutation: mutation, changes: changes, before: try schedule.materialized(), after: try proposed.materialized(),
+            user: user, timestamp: timestamp)
     }
 
     /// Drops change-log entries older than the store's retention policy (or `before`, when given).

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Where the big parts of a schedule live when they are not held in memory: the scheduled
+/// shifts and the change log of a SQLite store, read on demand.
+///
+/// A `Schedule` opened over a source keeps its small parts (settings, locations, shift types,
+/// people, demand, availability) in memory and asks the source for shifts and log entries. A
+/// mutation's changes stay in memory as an overlay on top of the source until the repository
+/// commits them, so the rules see the proposed schedule while the stored one is untouched, and
+/// one mutation costs the same whether the store holds ten shifts or a million.
+///
+/// Everything a source returns is as of the repository's last commit. Its methods do not throw:
+/// a read that fails returns nothing and is remembered, and `takeFailure()` hands it over. The
+/// store asks for it after the rules ran and before it commits, so a failed read rejects the
+/// mutation instead of letting a rule pass on missing data.
+///
+/// Sources are read from several threads at once (the rule engine's workers).
+public protocol ScheduleSource: AnyObject, Sendable {
+    // MARK: Shifts
+
+    /// How many shifts the store holds.
+    var shiftCount: Int { get }
+
+    /// Earliest and latest shift date (nil when there are none). A bound: it may be wider.
+    var shiftDateRange: ClosedRange<LocalDate>? { get }
+
+    /// The shift with this id.
+    func shift(_ id: ShiftID) -> ScheduledShift?
+
+    /// The shift whose custom calendar UID (`eventIdentifier`, when it is not the default
+    /// `<id>@shiftscheduler`) is this one.
+    func shift(customEventIdentifier: String) -> ScheduledShift?
+
+    /// The shifts dated `from`…`to` (inclusive) that pass the request's filters, ordered by date
+    /// then id (both descending for `newestFirst`), at most `limit`.
+    func shifts(_ request: ShiftSourceRequest) -> [ScheduledShift]
+
+    /// A person's shifts dated `from`…`to` (inclusive), as (date, id, type), by date then id.
+    func shiftReferences(of person: PersonID, from: LocalDate, to: LocalDate) -> [ShiftReference]
+
+    /// How many shifts have this type.
+    func shiftCount(ofType type: ShiftTypeID) -> Int
+
+    /// How many shifts a person has, dated `from` or later when given.
+    func shiftCount(of person: PersonID, from: LocalDate?) -> Int
+
+    /// Shifts whose id, as lowercase text, starts with `prefix`, in id order, at most `limit`.
+    func shifts(idPrefix: String, limit: Int) -> [ScheduledShift]
+
+    // MARK: Change log
+
+    /// How many entries the log holds (only those with `timestamp >= notBefore`, when given).
+    func changeLogCount(notBefore: Date?) -> Int
+
+    /// Entries in commit order, skipping `offset` of them, at most `limit` (only those with
+    /// `timestamp >= notBefore`, when given).
+    func changeLogEntries(notBefore: Date?, offset: Int, limit: Int) -> [ChangeLogEntry]
+
+    /// Entries with `from <= timestamp <= to` (each bound optional), in commit order or the
+    /// reverse, at most `limit`.
+    func changeLogEntries(from: Date?, to: Date?, newestFirst: Bool, limit: Int?) -> [ChangeLogEntry]
+
+    /// Whether the log holds an entry with this id.
+    func containsChangeLogEntry(_ id: ChangeLogEntryID) -> Bool
+
+    // MARK: Failures
+
+    /// The first read that failed since the last call (nil when all succeeded), and forgets it.
+    func takeFailure() -> (any Error)?
+}
+
+/// A query a source serves: a date range and the filters that map to its indexes.
+public struct ShiftSourceRequest: Hashable, Sendable {
+    public var from: LocalDate
+    public var to: LocalDate
+    /// Only shifts of these types (nil: any). Never empty.
+    public var shiftTypeIDs: [ShiftTypeID]?
+    public var personID: PersonID?
+    public var unassignedOnly: Bool
+    public var newestFirst: Bool
+    public var limit: Int?
+
+    public init(
+        from: LocalDate, to: LocalDate, shiftTypeIDs: [ShiftTypeID]? = nil, personID: PersonID? = nil,
+        unassignedOnly: Bool = false, newestFirst: Bool = false, limit: Int? = nil
+    ) {
+        self.from = from
+        self.to = to
+        self.shiftTypeIDs = shiftTypeIDs
+        self.personID = personID
+        self.unassignedOnly = unassignedOnly
+        self.newestFirst = newestFirst
+        self.limit = limit
+    }
+}
+
+/// A shift's date, id and type: what totals over a person's shifts need.
+public struct ShiftReference: Hashable, Sendable, Comparable {
+    public var date: LocalDate
+    public var id: ShiftID
+    public var type: ShiftTypeID
+
+    public init(date: LocalDate, id: ShiftID, type: ShiftTypeID) {
+        self.date = date
+        self.id = id
+        self.type = type
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.date != rhs.date ? lhs.date < rhs.date : lhs.id < rhs.id }
+}
