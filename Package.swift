@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ShiftCore", targets: ["ShiftCore"]),
         .library(name: "ShiftStorage", targets: ["ShiftStorage"]),
+        .library(name: "ShiftStorageSQLite", targets: ["ShiftStorageSQLite"]),
         .library(name: "LuaHost", targets: ["LuaHost"]),
         .library(name: "ShiftRules", targets: ["ShiftRules"]),
         .library(name: "ShiftApp", targets: ["ShiftApp"]),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: Lua
@@ -49,6 +51,16 @@ let package = Package(
             name: "ShiftStorage",
             dependencies: ["ShiftCore"]
         ),
+        // The SQLite store (GRDB). Only this target depends on GRDB; the core never does.
+        .target(
+            name: "ShiftStorageSQLite",
+            dependencies: [
+                "ShiftCore", "ShiftStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The C API, for binding and reading columns without boxing each value.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
         // The plugin host: the schedule's Lua API, rules, rotations and scripts.
         .target(
             name: "ShiftRules",
@@ -58,7 +70,7 @@ let package = Package(
         // rosters and reports. `shiftctl` only parses arguments and calls it.
         .target(
             name: "ShiftApp",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftRules", "ShiftInterop"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop"]
         ),
         // iCalendar, CSV and HTML import and export.
         .target(name: "ShiftInterop", dependencies: ["ShiftCore"]),
@@ -67,7 +79,7 @@ let package = Package(
         .target(
             name: "ShiftDependencies",
             dependencies: [
-                "ShiftCore", "ShiftStorage", "ShiftRules",
+                "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules",
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 .product(name: "DependenciesMacros", package: "swift-dependencies"),
             ]
@@ -92,12 +104,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "shiftbench",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftRules"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules"]
         ),
         // A tiny writer process used by the crash-safety and multi-process tests.
         .executableTarget(
             name: "StoreWriter",
-            dependencies: ["ShiftCore", "ShiftStorage"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite"]
         ),
 
         // MARK: Tests
@@ -107,7 +119,7 @@ let package = Package(
             name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage"],
             exclude: ["Fixtures"]  // hostile Lua scripts, read by path
         ),
-        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules", "shiftctl"]),
+        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "shiftctl", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage"]),
         .testTarget(
             name: "ShiftDependenciesTests",
@@ -120,7 +132,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ShiftStorageTests",
-            dependencies: ["ShiftCore", "ShiftStorage", "StoreWriter"]
+            dependencies: [
+                "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "StoreWriter",
+                // To damage and age test databases behind the repository's back.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -170,7 +170,10 @@ extension App {
 
     private func importJSON(_ data: Data, file: String) async throws -> CommandResult {
         let incoming = try StoreFileCodec.decode([UInt8](data), path: file).schedule
-        let current = try load()
+        // Each incoming shift is looked up in the store: over SQLite, one read of a store not much
+        // bigger than the file beats a query per shift.
+        let stored = try load()
+        let current = stored.shiftCount <= 4 * incoming.shiftCount && incoming.shiftCount >= 1000 ? try stored.materialized() : stored
         var mutations: [Mutation] = []
         var unchanged = 0
         func merge<T: Equatable>(_ items: [T], _ existing: (T) -> T?, add: (T) -> Mutation, update: (T) -> Mutation, _ counts: inout ImportOutput.Counts) {

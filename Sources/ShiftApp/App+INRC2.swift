@@ -35,7 +35,7 @@ extension App {
     /// rules check; if they reject it (a hard violation that `check` catches) nothing is written.
     public func importINRC2(instance: String, solution: String?, history: Int?, weeks: [Int]?, start: String?) async throws -> CommandResult {
         let path = workspace.absoluteStorePath
-        _ = try workspace.repository()
+        let kind = try workspace.storeKind()
         guard !FileManager.default.fileExists(atPath: path) else {
             throw AppError.invalidValue(option: "--store", message: "\(workspace.storePath) already exists; an INRC-II instance loads into a new store (pass another --store)")
         }
@@ -84,7 +84,7 @@ extension App {
 
         let mutations = problem.mutations(start: first, settings: settings)
         let recorded = problem.settings(start: first, base: settings)
-        let repository = JSONFileRepository(path: path, createIfMissing: true, initialSettings: recorded)
+        let repository = try kind.repository(path: path, createIfMissing: true, initialSettings: recorded)
         do {
             let store = try ScheduleStore(repository: repository, actingUser: workspace.actingUser(settings: recorded))
             await store.setValidators([try workspace.ruleEngine(for: recorded)])
@@ -95,6 +95,7 @@ extension App {
             }
         } catch {
             undo()
+            kind.removeFiles(at: path)
             throw error
         }
 

@@ -20,7 +20,7 @@ extension App {
     /// records `rules.directories = ["rules"]`.
     public func initialize(timeZone: String?, weekStart: String?, noRules: Bool) async throws -> CommandResult {
         let path = workspace.absoluteStorePath
-        _ = try workspace.repository()
+        let kind = try workspace.storeKind()
         guard !FileManager.default.fileExists(atPath: path) else { throw AppError.storeExists(path: workspace.storePath) }
 
         let zone = timeZone ?? environment.variables["TZ"].flatMap { ZoneRules(identifier: $0)?.identifier } ?? TimeZone.current.identifier
@@ -41,9 +41,14 @@ extension App {
             settings.extra[SettingsKey.rulesDirectories] = .list([.string("rules")])
         }
 
-        let repository = JSONFileRepository(path: path, createIfMissing: true, initialSettings: settings)
-        let store = try ScheduleStore(repository: repository, actingUser: workspace.actingUser(settings: settings))
-        try await store.apply(.updateSettings(settings))
+        do {
+            let repository = try kind.repository(path: path, createIfMissing: true, initialSettings: settings)
+            let store = try ScheduleStore(repository: repository, actingUser: workspace.actingUser(settings: settings))
+            try await store.apply(.updateSettings(settings))
+        } catch {
+            kind.removeFiles(at: path)
+            throw error
+        }
 
         let output = InitOutput(
             store: workspace.storePath, timeZone: zone, weekStart: settings.weekStart.name,

@@ -55,7 +55,8 @@ public struct RulesTestOutput: Encodable, Sendable {
 extension App {
     /// Runs every rule's whole-schedule check. Exit 1 when any error-severity violation is found.
     public func validate(score: Bool, format: ValidateFormat) throws -> (result: CommandResult, format: OutputFormat) {
-        let schedule = try load()
+        // One read of the whole store, then the rules query memory.
+        let schedule = try load().materialized()
         let engine = try workspace.ruleEngine(for: schedule.settings)
         let violations = try engine.validate(schedule)
         let report = ViolationReport(violations: violations, schedule: schedule, score: score ? ScoreSummary(violations, rules: engine.rules) : nil, rejected: false)

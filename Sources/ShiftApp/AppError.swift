@@ -33,7 +33,7 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
             "\(option): '\(reference)' matches \(candidates.count) \(kindPlural): " + candidates.joined(separator: ", ")
                 + "; use more letters or the id"
         case let .unsupportedStore(path):
-            "\(path): unsupported store type; use .json"
+            "\(path): unsupported store type; name the store with one of \(StoreKind.extensionsText)"
         case let .storeMissing(path):
             "\(path): no schedule store here (create one with shiftctl init, or pass --store)"
         case let .storeExists(path):

@@ -35,7 +35,10 @@ public struct ReferenceResolver: Sendable {
     }
 
     public func shift(_ reference: String, option: String = "SHIFT") throws -> ScheduledShift {
-        try resolveID(reference, option: option, kind: "shift", plural: "shifts", schedule.shifts().map {
+        // Only the shifts the prefix selects (an indexed lookup in a big store), enough to tell
+        // one from many.
+        let prefix = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        return try resolveID(reference, option: option, kind: "shift", plural: "shifts", schedule.shifts(idPrefix: prefix, limit: 9).map {
             Candidate(name: describe($0), id: $0.id.description, value: $0)
         })
     }

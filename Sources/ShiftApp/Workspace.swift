@@ -2,6 +2,7 @@ import Foundation
 import ShiftCore
 import ShiftRules
 import ShiftStorage
+import Synchronization
 
 /// The options every command shares (`--store`, `--rules`, `--as`).
 public struct GlobalOptions: Sendable, Hashable {
@@ -32,10 +33,28 @@ public enum SettingsKey {
 public struct Workspace: Sendable {
     public let options: GlobalOptions
     public let environment: AppEnvironment
+    /// The sources of the schedules this workspace opened (a SQLite store's shifts and log).
+    private let openedSources = OpenedSources()
 
     public init(options: GlobalOptions, environment: AppEnvironment) {
         self.options = options
         self.environment = environment
+    }
+
+    /// Throws the first read of an opened store that failed. A store over SQLite reads shifts
+    /// as a command asks for them, and a failed read yields nothing rather than throwing where it
+    /// happens: a command that printed what it read must not exit 0 on half an answer.
+    public func throwFailedReads() throws {
+        for source in openedSources.all { if let failure = source.takeFailure() { throw failure } }
+    }
+
+    private final class OpenedSources: Sendable {
+        private let sources = Mutex<[any ScheduleSource]>([])
+        func add(_ source: (any ScheduleSource)?) {
+            guard let source else { return }
+            sources.withLock { list in if !list.contains(where: { $0 === source }) { list.append(source) } }
+        }
+        var all: [any ScheduleSource] { sources.withLock { $0 } }
     }
 
     /// The store path as the user gave it (for messages).
@@ -50,21 +69,29 @@ public struct Workspace: Sendable {
     /// The folder holding the store file.
     public var storeFolder: String { (absoluteStorePath as NSString).deletingLastPathComponent }
 
-    /// The repository for the store path; only `.json` for now.
-    public func repository(createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) throws -> JSONFileRepository {
-        guard (storePath as NSString).pathExtension.lowercased() == "json" else { throw AppError.unsupportedStore(path: storePath) }
-        return JSONFileRepository(path: absoluteStorePath, createIfMissing: createIfMissing, initialSettings: initialSettings)
+    /// The backend the store path's extension names (`.json`, `.sqlite`).
+    public func storeKind() throws -> StoreKind {
+        guard let kind = StoreKind(path: storePath) else { throw AppError.unsupportedStore(path: storePath) }
+        return kind
+    }
+
+    /// The repository for the store path, by its extension.
+    public func repository(createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) throws -> any ScheduleRepository {
+        try storeKind().repository(path: absoluteStorePath, createIfMissing: createIfMissing, initialSettings: initialSettings)
     }
 
     /// Reads the schedule (no rules, no lock): for commands that only look.
     public func loadSchedule() throws -> Schedule {
-        try translatingStorageErrors { try repository().load().0 }
+        let schedule = try translatingStorageErrors { try repository().load().0 }
+        openedSources.add(schedule.source)
+        return schedule
     }
 
     /// Opens the store through the funnel, with the rule engine as its validator and the
     /// acting user set.
     public func openStore() async throws -> ScheduleStore {
         let store = try translatingStorageErrors { try ScheduleStore(repository: try repository()) }
+        openedSources.add(await store.schedule.source)
         let settings = await store.schedule.settings
         let engine = try ruleEngine(for: settings)
         await store.setValidators([engine])

@@ -23,7 +23,7 @@ public final class JSONFileRepository: ScheduleRepository {
     public var location: String { path }
     private let createIfMissing: Bool
     private let initialSettings: StoreSettings
-    private let lockDescriptor = Mutex<Int32?>(nil)
+    private let writeLock: FileLock
     /// The version of the file as last read, to back it up before the first save migrates it.
     private let loadedVersion = Mutex<Int?>(nil)
 
@@ -35,9 +35,8 @@ public final class JSONFileRepository: ScheduleRepository {
         self.path = path
         self.createIfMissing = createIfMissing
         self.initialSettings = initialSettings
+        self.writeLock = FileLock(storePath: path)
     }
-
-    deinit { unlockForWriting() }
 
     public func load() throws -> (Schedule, StoreRevision) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -74,28 +73,11 @@ public final class JSONFileRepository: ScheduleRepository {
     }
 
     public func tryLockForWriting() throws -> Bool {
-        try lockDescriptor.withLock { held in
-            if held != nil { return false }
-            let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw StorageError.lockFailed(path: path, reason: String(cString: strerror(errno))) }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-                let code = errno
-                close(fd)
-                if code == EWOULDBLOCK || code == EINTR { return false }
-                throw StorageError.lockFailed(path: path, reason: String(cString: strerror(code)))
-            }
-            held = fd
-            return true
-        }
+        try writeLock.tryLock()
     }
 
     public func unlockForWriting() {
-        lockDescriptor.withLock { held in
-            guard let fd = held else { return }
-            flock(fd, LOCK_UN)
-            close(fd)
-            held = nil
-        }
+        writeLock.unlock()
     }
 
     public func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision {

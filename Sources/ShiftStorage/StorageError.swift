@@ -9,6 +9,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible, Lo
     case unreadable(path: String, reason: String)
     /// The file is not valid JSON, or not a schedule: where and why.
     case corrupt(path: String, line: Int, column: Int, reason: String)
+    /// The file is not a store this backend reads: not a SQLite database, a damaged one, or
+    /// another program's database.
+    case notAStore(path: String, reason: String)
     /// The file was written by a newer ShiftScheduler.
     case unsupportedVersion(path: String, version: Int, newest: Int)
     /// The file parses, but its content breaks a core invariant (a dangling reference, a
@@ -27,6 +30,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible, Lo
             "\(path): cannot read the store: \(reason)"
         case let .corrupt(path, line, column, reason):
             "\(path):\(line):\(column): \(reason); the file was left as it is"
+        case let .notAStore(path, reason):
+            "\(path): not a ShiftScheduler store: \(reason); the file was left as it is"
         case let .unsupportedVersion(path, version, newest):
             "\(path): store format version \(version) is newer than this build reads (up to \(newest)); upgrade ShiftScheduler"
         case let .invalidContent(path, reason):

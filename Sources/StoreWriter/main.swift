@@ -1,13 +1,15 @@
-// A small writer process for the crash-safety and multi-process tests of the file store.
+// A small writer process for the crash-safety and multi-process tests of the file stores.
 //
 //   StoreWriter PATH COUNT
 //
-// Opens (or creates) the JSON store at PATH and schedules COUNT shifts, one mutation each.
+// Opens (or creates) the store at PATH (SQLite when it ends in `.sqlite`, else JSON) and
+// schedules COUNT shifts, one mutation each.
 // After each commit it prints `ok <n> <shift-id>` and flushes, so a test that kills it knows which
 // mutations were acknowledged.
 import Foundation
 import ShiftCore
 import ShiftStorage
+import ShiftStorageSQLite
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3, let count = Int(arguments[2]) else {
@@ -19,8 +21,11 @@ let typeID = ShiftTypeID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000001"
 let workerID = PersonID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000002")!)
 
 do {
-    let repository = JSONFileRepository(
-        path: arguments[1], createIfMissing: true, initialSettings: StoreSettings(timeZoneIdentifier: "UTC"))
+    let path = arguments[1]
+    let settings = StoreSettings(timeZoneIdentifier: "UTC")
+    let repository: any ScheduleRepository = path.hasSuffix(".sqlite")
+        ? try SQLiteRepository(path: path, createIfMissing: true, initialSettings: settings)
+        : JSONFileRepository(path: path, createIfMissing: true, initialSettings: settings)
     let store = try ScheduleStore(
         repository: repository, actingUser: UserProfile(userId: "writer-\(getpid())", displayName: "Writer \(getpid())"),
         environment: StoreEnvironment(now: { Date() }, makeUUID: { UUID() }, lockTimeout: .seconds(60)))

@@ -14,7 +14,10 @@ enum Generator {
     }
 
     /// About `shifts` shifts: one per person per day, five days on, two off, over as many days as needed.
-    static func schedule(shifts count: Int, zone: String = "Europe/Berlin") throws -> Schedule {
+    /// The shift type turns each calendar week, mid-run, so a night is followed by an early the
+    /// next morning now and then (rest rules report it); `valid` turns it at each person's own
+    /// week instead, after two days off, and the stock rules find nothing.
+    static func schedule(shifts count: Int, zone: String = "Europe/Berlin", valid: Bool = false) throws -> Schedule {
         let days = Swift.max(7, Swift.min(3650, Int(Double(count).squareRoot() * 1.5)))
         let people = Swift.max(1, Int((Double(count) / (Double(days) * 5 / 7)).rounded(.up)))
         var personList: [Person] = []
@@ -26,7 +29,7 @@ enum Generator {
         var rng = SplitMix(seed: 42)
         outer: for d in 0..<days {
             for p in 0..<people where (d + p) % 7 < 5 {
-                let type = types[(d / 7 + p) % 3]
+                let type = types[((valid ? d + p : d) / 7 + p) % 3]
                 shifts.append(ScheduledShift(
                     id: ShiftID(rng.uuid()), shiftTypeID: type.id, date: firstDay.adding(days: d), personID: personList[p].id))
                 if shifts.count == count { break outer }

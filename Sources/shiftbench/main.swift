@@ -5,7 +5,8 @@
 // Suites: store (JSON open/save), apply (mutation cost in memory), rules (mutation cost with the
 // stock Lua rules; Lua against native Swift), cli (shiftctl wall time on a 10k-shift store),
 // rotate (1,000 people over a year as one batch with all stock rules), inrc2 (scoring INRC-II
-// solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2).
+// solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
+// import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts).
 // Without a suite, all run. `make bench` builds shiftctl too, which the cli suite runs.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
@@ -46,13 +47,13 @@ while !arguments.isEmpty {
     case "-h", "--help":
         print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         exit(0)
-    case "store", "apply", "rules", "cli", "rotate", "inrc2": suites.append(argument)
+    case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate", "inrc2"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -66,6 +67,7 @@ do {
         case "rotate":
             try await RotationBenchmarks.run(runs: quick ? 1 : 3, people: quick ? 200 : 1_000, days: 365, rulesDirectory: rulesDirectory)
         case "cli": try CLIBenchmarks.run(runs: runs, shifts: sizes?.first ?? 10_000, rulesDirectory: rulesDirectory)
+        case "sqlite": try SQLiteBenchmarks.run(runs: runs, size: sizes?.first ?? (quick ? 100_000 : 1_000_000), rulesDirectory: rulesDirectory)
         case "rules":
             try await RuleBenchmarks.run(
                 sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000,

@@ -32,7 +32,11 @@ extension AvailabilityKind: ExpressibleByArgument {}
 enum Console {
     static func run(_ global: GlobalArguments, format: OutputFormat, _ body: (App) async throws -> CommandResult) async throws {
         let app = App(options: global.options)
-        let outcome = await CommandRunner.run(format: format) { try await body(app) }
+        let outcome = await CommandRunner.run(format: format) {
+            let result = try await body(app)
+            try app.workspace.throwFailedReads()
+            return result
+        }
         if !outcome.stdout.isEmpty { FileHandle.standardOutput.write(Data(outcome.stdout.utf8)) }
         if !outcome.stderr.isEmpty { FileHandle.standardError.write(Data(outcome.stderr.utf8)) }
         if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }

@@ -15,7 +15,7 @@ struct Shiftctl: AsyncParsableCommand {
         subcommands: [
             Init.self, Location.self, ShiftTypeCommand.self, Person.self, Demand.self, AvailabilityCommand.self,
             ScheduleCommand.self, Switch.self, Rotate.self, Rotations.self, Run.self, Log.self, Validate.self, Rules.self, Calendar.self,
-            Export.self, Import.self, INRC2Command.self,
+            Export.self, Import.self, Migrate.self, INRC2Command.self,
         ])
 
     @OptionGroup var global: GlobalArguments

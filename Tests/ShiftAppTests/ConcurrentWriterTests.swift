@@ -1,5 +1,6 @@
 import Foundation
 import ShiftCore
+import ShiftStorageSQLite
 import Synchronization
 import Testing
 
@@ -50,5 +51,36 @@ import Testing
             let dates = Set(log.filter { $0.userId == "writer\(writer)" }.map(\.scheduledShiftDate.description))
             #expect(dates == Set((0..<perWriter).map { date(writer, $0) }), "writer \(writer)'s changes are logged under its name")
         }
+    }
+
+    /// One process with two repositories open on one SQLite store (as `shiftctl` has for every
+    /// change: one to read, one to commit through) while another process opens and closes the
+    /// store: every commit the first process acknowledges is in the store.
+    ///
+    /// Opening a repository must not touch the database file outside SQLite: closing any
+    /// descriptor of it drops all of the process's POSIX locks on it, including SQLite's; the
+    /// other process then believes it is the last connection when it closes, checkpoints and
+    /// deletes the `-wal`, and this process's next commit goes into the deleted `-wal`.
+    @Test func aSecondRepositoryInOneProcessLosesNoCommit() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let store = try MalformedInputTests.validStore(.sqlite, in: sandbox)
+        let path = sandbox.path + "/" + store
+        let reader = try SQLiteRepository(path: path)
+        _ = try reader.load()
+        let funnel = try ScheduleStore(repository: try SQLiteRepository(path: path))
+        var acknowledged: [String] = []
+        for name in ["One", "Two"] {
+            // A commit that fails is not lost; one that returns must be there.
+            if (try? await funnel.apply(.addPerson(Person(id: PersonID(UUID()), displayName: name)))) != nil { acknowledged.append(name) }
+            // Another process opens the store, reads it and exits.
+            #expect(try sandbox.run("--store", store, "person", "list").status == 0)
+        }
+        let listed = try sandbox.run("--store", store, "--format", "json", "person", "list")
+        #expect(acknowledged == ["One", "Two"])
+        for name in acknowledged {
+            #expect(listed.stdout.contains("\"\(name)\""), "acknowledged commit \(name) is in the store: \(listed.stdout)")
+        }
+        withExtendedLifetime(reader) {}
     }
 }

@@ -12,7 +12,7 @@ import Testing
         ["availability", "add"], ["availability", "list"], ["availability", "remove"],
         ["schedule", "add"], ["schedule", "list"], ["schedule", "remove"],
         ["switch"], ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
-        ["calendar"], ["export"], ["import"], ["inrc2", "import"],
+        ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"],
     ]
 
     static let reference: String = {

@@ -61,12 +61,16 @@ import Testing
         #expect(try sandbox.run("person", "add", "Ann", environment: ["SHIFTCTL_STORE": "other.json"]).status == 0)
     }
 
-    @Test func anUnsupportedStoreTypeSaysToUseJSON() throws {
+    @Test func anUnsupportedStoreTypeNamesTheKindsThereAre() throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let result = try sandbox.run("--store", "team.sqlite", "person", "list")
+        let result = try sandbox.run("--store", "team.xml", "person", "list")
         #expect(result.status == 2)
-        #expect(result.stderr == "shiftctl: team.sqlite: unsupported store type; use .json\n")
+        #expect(result.stderr == "shiftctl: team.xml: unsupported store type; name the store with one of .json, .sqlite (or .sqlite3, .db)\n")
+        let missing = try sandbox.run("--store", "team.sqlite", "person", "list")
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "shiftctl: team.sqlite: no schedule store here (create one with shiftctl init, or pass --store)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.path).isEmpty, "nothing created")
     }
 
     @Test func aCorruptStoreReportsLineAndColumn() throws {

@@ -1,11 +1,16 @@
 import Foundation
 import ShiftCore
+import Synchronization
 import Testing
 
 /// Malformed input end to end through `shiftctl`: broken stores, junk import files and bad
 /// command-line values. Each ends with exit status 2 and a clear message on stderr naming what is
 /// wrong and where (one line, or for imports one line per problem and a summary), and the store
-/// file is byte-for-byte what it was.
+/// is what it was: byte for byte, and for SQLite also its logical content (a dump through SQLite,
+/// which sees what the `-wal` file holds too).
+///
+/// Import and argument cases run against every backend; damaged JSON store files against the
+/// JSON store; damaged databases (`sqliteStoreCases`) against the SQLite store.
 @Suite struct MalformedInputTests {
     /// One malformed input: what to do to a fresh valid store (`prepare` gets the store's text and
     /// returns files to write, by name; `"STORE"` is the store itself), the command to run, and
@@ -47,7 +52,8 @@ import Testing
         }
     }
 
-    static let cases: [Case] = [
+    /// Damaged JSON store files (their text only means something to the JSON store).
+    static let jsonStoreCases: [Case] = [
         storeCase("empty", ["schedule.json", "empty"]) { _ in [] },
         storeCase("truncated", ["schedule.json:", "unterminated"]) { Array($0.utf8.prefix(100)) },
         storeCase("truncated mid-key", ["schedule.json:", "the end of the file"]) { Array($0.utf8.prefix(1)) },
@@ -78,7 +84,10 @@ import Testing
         storeEdit("unknown time zone", ["schedule.json", "settings.timeZone", "Mars/Olympus"], #""timeZone": "UTC""#, #""timeZone": "Mars/Olympus""#),
         storeEdit("control character in a name", ["schedule.json", "people[0].displayName", "control character"],
                   #""people": []"#, #""people": [{"id": "5e1f0000-0000-4000-8000-000000000009", "displayName": "Bo\u001bb"}]"#),
+    ]
 
+    /// Bad import files and option values: the same for every backend.
+    static let inputCases: [Case] = [
         importCase("CSV with 2026-02-30", "a.csv", Array("date,type,person\n2026-02-30,D,\n".utf8), [":2:", "2026-02-30"]),
         importCase("CSV with 2026-13-01", "a.csv", Array("date,type,person\n2026-13-01,D,\n".utf8), [":2:", "2026-13-01"]),
         importCase("CSV row too short", "a.csv", Array("date,type,person\n2026-03-01,D\n".utf8), [":2:", "2 fields"]),
@@ -106,47 +115,136 @@ import Testing
         argumentCase("date 2026-02-30", ["schedule", "add", "--type", "D", "--date", "2026-02-30"], ["--date", "2026-02-30"]),
         argumentCase("date 2026-13-01", ["schedule", "add", "--type", "D", "--date", "2026-13-01"], ["--date", "2026-13-01"]),
         argumentCase("time 24:00", ["type", "add", "X", "--time", "24:00-08:00"], ["--time", "24:00-08:00"]),
-        argumentCase("unknown time zone", ["init", "--time-zone", "Mars/Olympus", "--store", "other.json"], ["--time-zone", "Mars/Olympus"]),
+        argumentCase("unknown time zone", ["init", "--time-zone", "Mars/Olympus", "--store", otherStore], ["--time-zone", "Mars/Olympus"]),
         argumentCase("escape sequence in a name", ["person", "add", "Bo\u{1b}[2Jb"], ["displayName", "control character"]),
         argumentCase("line break in a name", ["person", "add", "Bo\nb"], ["displayName", "control character"]),
         argumentCase("escape sequence in an option value", ["--format", "x\u{1b}[2J", "person", "list"], ["x\\u{1B}[2J"]),
         argumentCase("unknown shift type", ["schedule", "add", "--type", "Q", "--date", "2026-03-01"], ["Q"]),
     ]
 
-    @Test(arguments: StoreBackend.allCases, cases)
+    /// A second store path for `init` cases, with the backend's extension.
+    static let otherStore = "OTHER_STORE"
+
+    @Test(arguments: StoreBackend.allCases, inputCases)
     func malformedInputIsRefusedWithExitTwoAndNothingWritten(_ backend: StoreBackend, _ input: Case) throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let store = backend.fileName
-        for arguments in [["--store", store, "init", "--time-zone", "UTC"], ["--store", store, "type", "add", "D", "--time", "08:00-16:00"]] {
-            let result = try sandbox.run(arguments: arguments)
-            try #require(result.status == 0, "\(arguments): \(result.stderr)")
+        let store = try Self.validStore(backend, in: sandbox)
+        if backend == .sqlite {
+            let dump = SQLiteFile.dump(sandbox.path + "/" + store)
+            #expect(dump.contains("\nshift_types ") && !dump.contains("unreadable"), "the dump reads the store: \(dump.prefix(500))")
         }
+        for (name, bytes) in input.prepare("") {
+            try Data(bytes).write(to: URL(fileURLWithPath: sandbox.path + "/" + name))
+        }
+        let other = "other." + (backend.fileName as NSString).pathExtension
+        let arguments = input.arguments.map { $0 == Self.otherStore ? other : $0 }
+        // Over SQLite, the command opens the store before it refuses the input: compare content.
+        try Self.expectRefused(backend, sandbox, name: input.name, arguments: arguments, says: input.says, sameBytes: backend == .json)
+    }
+
+    @Test(arguments: jsonStoreCases)
+    func damagedJSONStoresAreRefused(_ input: Case) throws {
+        let backend = StoreBackend.json
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let store = try Self.validStore(backend, in: sandbox)
         let valid = String(decoding: try #require(sandbox.bytes(store)), as: UTF8.self)
         for (name, bytes) in input.prepare(valid) {
             try Data(bytes).write(to: URL(fileURLWithPath: sandbox.path + "/" + (name == Self.store ? store : name)))
         }
+        try Self.expectRefused(backend, sandbox, name: input.name, arguments: input.arguments, says: input.says)
+    }
+
+    @Test(arguments: sqliteStoreCases)
+    func damagedSQLiteStoresAreRefused(_ input: SQLiteCase) throws {
+        let backend = StoreBackend.sqlite
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let store = try Self.validStore(backend, in: sandbox)
+        try input.prepare(sandbox, sandbox.path + "/" + store)
+        for arguments in input.commands {
+            try Self.expectRefused(backend, sandbox, name: "\(input.name) (\(arguments.joined(separator: " ")))", arguments: arguments,
+                                   says: input.says, sameBytes: input.sameBytes)
+        }
+    }
+
+    /// A new store with one shift type (D, 08:00-16:00) and the stock rules in the sandbox; returns
+    /// its file name. A SQLite store is checkpointed, so the whole database is in the store file
+    /// and no `-wal` is left.
+    ///
+    /// The store is made once per backend by `shiftctl` and copied into each sandbox: that saves
+    /// two `shiftctl` runs per case.
+    static func validStore(_ backend: StoreBackend, in sandbox: Sandbox) throws -> String {
+        let store = backend.fileName
+        let template = try templates.withLock { made -> String in
+            if let folder = made[backend] { return folder }
+            if made.isEmpty { atexit { MalformedInputTests.removeTemplates() } }
+            let folder = try Sandbox()
+            for arguments in [["--store", store, "init", "--time-zone", "UTC"], ["--store", store, "type", "add", "D", "--time", "08:00-16:00"]] {
+                let result = try folder.run(arguments: arguments)
+                try #require(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            if backend == .sqlite { try SQLiteFile.checkpoint(folder.path + "/" + store) }
+            made[backend] = folder.path
+            return folder.path
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: template) {
+            try FileManager.default.copyItem(atPath: template + "/" + name, toPath: sandbox.path + "/" + name)
+        }
+        return store
+    }
+
+    /// The folders holding each backend's valid store, made on first use.
+    private static let templates = Mutex<[StoreBackend: String]>([:])
+
+    static func removeTemplates() {
+        for folder in templates.withLock({ $0.values }) { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
+    /// Runs `shiftctl --store <store> <arguments>` and checks that it was refused: exit 2, one line
+    /// (an import: a line per problem and a summary) starting `shiftctl: ` that holds `says`,
+    /// printable and bounded; the store's content what it was (a SQLite store's dump, and when
+    /// `sameBytes` the file byte for byte); no file created but the backend's own companions.
+    static func expectRefused(_ backend: StoreBackend, _ sandbox: Sandbox, name: String, arguments: [String], says: [String],
+                              sameBytes: Bool = true, environment: [String: String] = [:]) throws {
+        let store = backend.fileName
+        let path = sandbox.path + "/" + store
         let before = sandbox.bytes(store)
-        let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.path)
+        let dump = backend == .sqlite ? SQLiteFile.dump(path) : nil
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: sandbox.path))
 
-        let result = try sandbox.run(arguments: ["--store", store] + input.arguments)
+        let result = try sandbox.run(arguments: ["--store", store] + arguments, environment: environment)
 
-        #expect(result.status == 2, "\(input.name): exit \(result.status): \(result.stderr)")
+        #expect(result.status == 2, "\(name): exit \(result.status): \(result.stderr)")
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         let first = lines.first.map(String.init) ?? ""
-        #expect(lines.allSatisfy { $0.hasPrefix("shiftctl: ") }, "\(input.name): \(result.stderr)")
-        if input.arguments.first == "import" {
-            #expect(lines.last?.hasSuffix("nothing was imported") == true || lines.count == 1, "\(input.name): \(result.stderr)")
+        #expect(lines.allSatisfy { $0.hasPrefix("shiftctl: ") }, "\(name): \(result.stderr)")
+        if arguments.first == "import" {
+            #expect(lines.last?.hasSuffix("nothing was imported") == true || lines.count == 1, "\(name): \(result.stderr)")
         } else {
-            #expect(lines.count == 1, "\(input.name): one line: \(result.stderr.prefix(500))")
+            #expect(lines.count == 1, "\(name): one line: \(result.stderr.prefix(500))")
         }
-        for text in input.says {
-            #expect(first.contains(text), "\(input.name): '\(text)' in \(first.prefix(300))")
+        for text in says {
+            #expect(first.contains(text), "\(name): '\(text)' in \(first.prefix(300))")
         }
-        #expect(first.count < 600, "\(input.name): a readable line")
-        #expect(!first.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(input.name): printable")
-        #expect(sandbox.bytes(store) == before, "\(input.name): the store is unchanged")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.path).sorted() == files.sorted(), "\(input.name): no file written")
+        #expect(first.count < 600, "\(name): a readable line")
+        #expect(!first.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(name): printable")
+        if sameBytes {
+            #expect(sandbox.bytes(store) == before, "\(name): the store file is byte for byte unchanged")
+        }
+        if let dump {
+            let after = SQLiteFile.dump(path)
+            #expect(after == dump, "\(name): the store's content is unchanged:\n\(after.prefix(300))\nwas\n\(dump.prefix(300))")
+        }
+        let now = Set(try FileManager.default.contentsOfDirectory(atPath: sandbox.path))
+        if backend == .json {
+            #expect(now == files, "\(name): no file written or removed: \(now.symmetricDifference(files).sorted())")
+        } else {
+            // SQLite may create its companions, and remove them again when it closes the store.
+            let changed = now.symmetricDifference(files)
+            #expect(changed.allSatisfy { backend.isCompanion($0, of: store) }, "\(name): no file written or removed: \(changed.sorted())")
+        }
     }
 }
 

@@ -152,10 +152,13 @@ import Testing
         #expect(workspace(GlobalOptions()).actingUser(settings: StoreSettings(timeZoneIdentifier: "UTC")).userId == "unknown")
     }
 
-    @Test func theStorePathIsTheOptionThenTheEnvironmentThenTheDefault() {
+    @Test func theStorePathIsTheOptionThenTheEnvironmentThenTheDefault() throws {
         #expect(workspace(GlobalOptions()).storePath == "./schedule.json")
         #expect(workspace(GlobalOptions(), variables: ["SHIFTCTL_STORE": "team.json"]).storePath == "team.json")
         #expect(workspace(GlobalOptions(store: "a/b.json"), variables: ["SHIFTCTL_STORE": "team.json"]).absoluteStorePath == "/work/a/b.json")
-        #expect(throws: AppError.unsupportedStore(path: "x.sqlite")) { try workspace(GlobalOptions(store: "x.sqlite")).repository() }
+        #expect(throws: AppError.unsupportedStore(path: "x.xml")) { try workspace(GlobalOptions(store: "x.xml")).repository() }
+        #expect(try workspace(GlobalOptions(store: "x.sqlite")).storeKind() == .sqlite)
+        #expect(try workspace(GlobalOptions(store: "x.DB")).storeKind() == .sqlite)
+        #expect(try workspace(GlobalOptions()).storeKind() == .json)
     }
 }

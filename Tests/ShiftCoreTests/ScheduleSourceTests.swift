@@ -313,6 +313,24 @@ final class SourceRepository: ScheduleRepository {
         #expect(stores.repository.source.schedule.shift(shift.id) == shift)
     }
 
+    @Test func aBulkBatchIsCheckedInMemoryThenReadFromTheSourceAgain() async throws {
+        let stores = try await pair()
+        let count = ScheduleStore.bulkThreshold
+        let shifts = (0..<count).map { n in
+            ScheduledShift(id: ShiftID(uuid(100_000 + n)), shiftTypeID: types[n % 4].id, date: firstDay.adding(days: n / 40),
+                           personID: n % 5 == 0 ? nil : people[n % 3].id)
+        }
+        let before = stores.repository.source.reads
+        let result = try await stores.sourced.apply(.batch(shifts.map(Mutation.scheduleShift)))
+        #expect(result.changes.count == count)
+        #expect(stores.repository.source.reads - before < 100, "no query per shift")
+        let schedule = await stores.sourced.schedule
+        #expect(schedule.source != nil, "the store reads shifts from the source again")
+        #expect(schedule.shiftCount == count)
+        #expect(schedule.changeLog.count == count)
+        #expect(schedule.shift(shifts[777].id) == shifts[777])
+    }
+
     @Test func oneMutationReadsNoMoreOfABiggerSource() async throws {
         // The number of source reads one add makes does not grow with the shifts stored.
         func reads(storing count: Int) async throws -> Int {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ShiftCore
 @testable import ShiftStorage
+import ShiftStorageSQLite
 
 /// One backend under test: how to make a repository over fresh storage, and how to open the same
 /// storage again (a second process, or a restart).
@@ -23,10 +24,18 @@ struct Backend: CustomTestStringConvertible, Sendable {
         return (repository, { JSONFileRepository(path: path) }, directory)
     }
 
-    static let all: [Backend] = [.memory, .jsonFile]
+    static let sqlite = Backend(name: "sqlite") { schedule in
+        let directory = TemporaryDirectory()
+        let path = directory.file("schedule.sqlite")
+        let repository = try SQLiteRepository(path: path, createIfMissing: true)
+        try repository.write(schedule)
+        return (repository, { try! SQLiteRepository(path: path) }, directory)
+    }
+
+    static let all: [Backend] = [.memory, .jsonFile, .sqlite]
 }
 
-/// The contract every repository keeps. SQLite joins `Backend.all` when it lands.
+/// The contract every repository keeps.
 @Suite struct RepositoryConformanceTests {
     let base = try! Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"))
     let type = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)

@@ -6,10 +6,17 @@ import ShiftCore
 func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "20000000-0000-4000-8000-%012x", n))! }
 func date(_ text: String) -> LocalDate { LocalDate(text)! }
 
+/// Sequential UUIDs. Each counter has its own first field, so two stores writing one repository
+/// (two processes, in the conformance tests) never make the same change-log id.
 final class Counter: Sendable {
+    private static let made = Mutex(0)
+    private let block: Int
     private let value = Mutex(0)
+
+    init() { block = Counter.made.withLock { $0 += 1; return $0 } }
+
     func next() -> UUID {
-        UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", value.withLock { $0 += 1; return $0 }))!
+        UUID(uuidString: String(format: "%08x-0000-4000-8000-%012x", block, value.withLock { $0 += 1; return $0 }))!
     }
 }
 

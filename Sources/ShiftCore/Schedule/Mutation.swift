@@ -51,6 +51,12 @@ public indirect enum Mutation: Hashable, Sendable {
     /// Several mutations applied in order and committed together, or not at all.
     case batch([Mutation])
 
+    /// How many single mutations this is (a batch counts its items, nested batches too).
+    public var leafCount: Int {
+        guard case let .batch(items) = self else { return 1 }
+        return items.reduce(0) { $0 + $1.leafCount }
+    }
+
     /// A short name for messages (`scheduleShift`, `batch of 12`).
     public var name: String {
         switch self {

@@ -280,6 +280,7 @@ struct MutationContext {
         guard let before = schedule.shift(shift.id) else {
             throw .notFound(entity: .shift, id: shift.id.description, field: field + ".id")
         }
+        try checkStored(before, field: field)
         try checkShift(shift, field: field)
         unindex(before)
         schedule.shiftStore[shift.id] = shift
@@ -292,9 +293,18 @@ struct MutationContext {
         guard let before = schedule.shift(id) else {
             throw .notFound(entity: .shift, id: id.description, field: field)
         }
+        try checkStored(before, field: field)
         unindex(before)
         schedule.shiftStore[id] = nil
         record(key: .shift(id), .shift(before: before, after: nil, reason: reason))
+    }
+
+    /// A shift read from a source (a database) whose type is gone: the store is damaged, and the
+    /// change log could not describe the shift. Refused rather than written on.
+    private func checkStored(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
+        guard schedule.shiftTypeStore[shift.shiftTypeID] == nil else { return }
+        throw .invalidValue(
+            field: field, reason: "the stored shift \(shift.id) refers to shift type \(shift.shiftTypeID), which the store does not have (the store is damaged; nothing was written)")
     }
 
     /// Takes a shift's current version out of the indexes. A version that lives in the schedule's

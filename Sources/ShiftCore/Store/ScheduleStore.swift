@@ -68,19 +68,21 @@ public actor ScheduleStore {
 
         let user = user ?? actingUser
         let timestamp = Timestamp.truncated(environment.now())
-        _ = schedule.source?.takeFailure()
-        let (proposed, changes) = try propose(mutation)
-        let violations = validators.isEmpty ? [] : try evaluate(proposal(
-            mutation: mutation, changes: changes, proposed: proposed, user: user, timestamp: timestamp))
+        let source = schedule.source
+        _ = source?.takeFailure()
+        let base = try basis(for: mutation)
+        let (proposed, changes) = try base.applying(mutation)
+        let violations = validators.isEmpty ? [] : try evaluate(Proposal(
+            mutation: mutation, changes: changes, before: base, after: proposed, user: user, timestamp: timestamp))
         // A read of the store that failed while proposing or checking: the rules may have
         // passed on missing data, so nothing is written.
-        if let failure = schedule.source?.takeFailure() { throw failure }
+        if let failure = source?.takeFailure() { throw failure }
         if violations.contains(where: { $0.severity == .error }) {
             throw ScheduleError.rejected(violations: violations)
         }
 
         var committed = proposed
-        let logged = logEntries(for: changes, before: schedule, after: proposed, user: user, timestamp: timestamp)
+        let logged = logEntries(for: changes, before: base, after: proposed, user: user, timestamp: timestamp)
         for entry in logged { committed.changeLog.append(entry) }
         let recorded = changes.compactMap { change -> ChangeLogEntry? in
             if case let .changeLogRecorded(entry) = change { return entry }
@@ -89,9 +91,14 @@ public actor ScheduleStore {
         let entries = recorded.isEmpty ? logged : recorded + logged
         let newRevision = try repository.save(
             committed, summary: CommitSummary(mutation: mutation, changes: changes, logEntries: entries))
-        // Over a source, the repository stored the overlay: read it from there from now on.
-        schedule = committed.rebased()
-        revision = newRevision
+        // Over a source, the repository stored the overlay: read it from there from now on (after
+        // a bulk change held in memory, the small parts are read again and the rest left there).
+        if source != nil && committed.source == nil {
+            (schedule, revision) = try repository.load()
+        } else {
+            schedule = committed.rebased()
+            revision = newRevision
+        }
         let result = CommitResult(mutation: mutation, changes: changes, violations: violations, logEntries: entries, revision: newRevision)
         for observer in observers.values { observer(schedule, result) }
         return result
@@ -101,9 +108,10 @@ public actor ScheduleStore {
     /// Throws `ScheduleError` for broken invariants or a failing validator.
     public func check(_ mutation: Mutation, as user: UserProfile? = nil) throws -> (changes: [Change], violations: [Violation]) {
         _ = schedule.source?.takeFailure()
-        let (proposed, changes) = try propose(mutation)
-        let violations = try evaluate(proposal(
-            mutation: mutation, changes: changes, proposed: proposed, user: user ?? actingUser,
+        let base = try basis(for: mutation)
+        let (proposed, changes) = try base.applying(mutation)
+        let violations = try evaluate(Proposal(
+            mutation: mutation, changes: changes, before: base, after: proposed, user: user ?? actingUser,
             timestamp: Timestamp.truncated(environment.now())))
         if let failure = schedule.source?.takeFailure() { throw failure }
         return (changes, violations)
@@ -124,17 +132,16 @@ public actor ScheduleStore {
         return all
     }
 
-    /// A batch this big is checked against the schedule read into memory once (rules then query
-    /// memory, not the store, a million times); smaller ones against the source.
+    /// A batch of at least this many changes is applied to the schedule read into memory once
+    /// (an import of a million shifts then checks ids and runs the rules against memory, not
+    /// against the store a million times); smaller ones to the source with an overlay.
     public static let bulkThreshold = 20_000
 
-    private func proposal(mutation: Mutation, changes: [Change], proposed: Schedule, user: UserProfile, timestamp: Date) throws -> Proposal {
-        guard proposed.source != nil, changes.count >= Self.bulkThreshold else {
-            return Proposal(mutation: mutation, changes: changes, before: schedule, after: proposed, user: user, timestamp: timestamp)
-        }
-        return Proposal(
-            mutation: mutation, changes: changes, before: try schedule.materialized(), after: try proposed.materialized(),
-            user: user, timestamp: timestamp)
+    /// The schedule a mutation is applied to: the current one, or for a bulk change over a
+    /// source, the same read wholly into memory.
+    private func basis(for mutation: Mutation) throws -> Schedule {
+        guard schedule.source != nil, mutation.leafCount >= Self.bulkThreshold else { return schedule }
+        return try schedule.materialized()
     }
 
     /// Drops change-log entries older than the store's retention policy (or `before`, when given).
@@ -212,10 +219,6 @@ public actor ScheduleStore {
     private func refreshLocked() throws {
         guard try repository.revision() != revision else { return }
         (schedule, revision) = try repository.load()
-    }
-
-    private func propose(_ mutation: Mutation) throws(ScheduleError) -> (Schedule, [Change]) {
-        try schedule.applying(mutation)
     }
 
     private func evaluate(_ proposal: Proposal) throws -> [Violation] {

@@ -1,11 +1,12 @@
 import Foundation
 import ShiftCore
 import ShiftStorage
+import ShiftStorageSQLite
 
 /// Where a schedule is kept: how to make the repository a connection opens.
 ///
-/// A struct of a factory rather than a closed enum, so a storage module adds its own backend
-/// without changing this one: the SQLite store (issue #6) will add `.sqlite(path:)` this way.
+/// A struct of a factory rather than a closed enum, so a storage module can add its own backend
+/// without changing this one.
 ///
 /// ```swift
 /// let backend: StoreBackend = .jsonFile(path: documents + "/schedule.json", createIfMissing: true)
@@ -35,6 +36,23 @@ public struct StoreBackend: Sendable, CustomStringConvertible {
     public static func jsonFile(path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) -> StoreBackend {
         StoreBackend(description: "JSON file \(path)") {
             JSONFileRepository(path: path, createIfMissing: createIfMissing, initialSettings: initialSettings)
+        }
+    }
+
+    /// The SQLite store (GRDB, docs/storage.md): for large schedules. Only the small parts
+    /// (people, shift types, locations, demand, availability, settings) are read when it opens;
+    /// shifts and the change log are queried as the rules and the app ask for them, so one edit
+    /// costs the same at ten shifts and at a million. Writers in other processes are excluded by
+    /// a lock and each commit is one transaction.
+    ///
+    /// - Parameters:
+    ///   - path: the database file (`schedule.sqlite`).
+    ///   - createIfMissing: create an empty store with `initialSettings` when the file does not
+    ///     exist (otherwise opening fails with `StorageError.notFound`).
+    ///   - initialSettings: settings of a newly created store.
+    public static func sqlite(path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) -> StoreBackend {
+        StoreBackend(description: "SQLite database \(path)") {
+            try SQLiteRepository(path: path, createIfMissing: createIfMissing, initialSettings: initialSettings)
         }
     }
 
