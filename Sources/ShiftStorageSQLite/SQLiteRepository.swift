@@ -345,10 +345,9 @@ struct Meta {
             UPDATE meta SET generation = generation + 1, shift_count = shift_count + ?1,
             change_log_count = change_log_count + ?2 WHERE id = 1
             """
-        var binder = Binder(try db.cachedStatement(sql: sql))
-        binder.int(shiftDelta)
-        binder.int(changeLogDelta)
-        try binder.execute(db)
+        // Through GRDB's own execution (not the C-level binder): that is how GRDB learns that a
+        // transaction changed `meta`, which `observeCommits` (ValueObservation) listens to.
+        try db.execute(sql: sql, arguments: [shiftDelta, changeLogDelta])
         return try read(db)
     }
 }
@@ -367,4 +366,30 @@ struct Catalog {
             settings: try SettingsRow.read(db), locations: try LocationTable.all(db), shiftTypes: try ShiftTypeTable.all(db),
             people: try PersonTable.all(db), demand: try DemandTable.all(db), availability: try AvailabilityTable.all(db))
     }
+}
+
+// MARK: - Observation
+
+extension SQLiteRepository: CommitObservingRepository {
+    /// GRDB's `ValueObservation` of the store's generation (bumped by every commit): it hears
+    /// every commit made through this repository's connections, from any store over it. Commits
+    /// of other processes are not seen by SQLite's observation; a store picks them up when it
+    /// next refreshes or changes anything.
+    public func observeCommits(_ onCommit: @escaping @Sendable () -> Void) throws -> any CommitObservation {
+        let observation = ValueObservation
+            .trackingConstantRegion { db in try Int64.fetchOne(db, sql: "SELECT generation FROM meta") }
+            .removeDuplicates()
+        let cancellable = observation.start(
+            in: pool, scheduling: .async(onQueue: DispatchQueue(label: "shiftscheduler.sqlite.observation")),
+            onError: { _ in }, onChange: { _ in onCommit() })
+        return SQLiteCommitObservation(cancellable)
+    }
+}
+
+/// A running observation of a SQLite store's commits.
+final class SQLiteCommitObservation: CommitObservation {
+    private let cancellable: AnyDatabaseCancellable
+    init(_ cancellable: AnyDatabaseCancellable) { self.cancellable = cancellable }
+    func cancel() { cancellable.cancel() }
+    deinit { cancellable.cancel() }
 }

@@ -250,6 +250,35 @@ import ShiftCore
         withExtendedLifetime(directory) {}
     }
 
+    /// `observe()` over SQLite is fed by GRDB's `ValueObservation`: a commit by another store
+    /// over the same repository reaches this store's observers without a change of its own.
+    @Test func anotherStoresCommitReachesTheObserversThroughValueObservation() async throws {
+        let (repository, _, directory) = try makeStore(try richSchedule())
+        let writer = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        let watcher = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        let shift = ScheduledShift(id: ShiftID(uuid(700)), shiftTypeID: ShiftTypeID(uuid(4)), date: date("2026-05-01"))
+        let updates = await watcher.observe()
+        let heard = Task {
+            for await schedule in updates where schedule.shift(shift.id) != nil { return true }
+            return false
+        }
+        try await writer.apply(.scheduleShift(shift))
+        let seen = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { await heard.value }
+            group.addTask {
+                try await Task.sleep(for: .seconds(10))
+                return false
+            }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            heard.cancel()
+            return first
+        }
+        #expect(seen, "the watcher heard of the writer's commit")
+        #expect(await watcher.schedule.shift(shift.id) == shift)
+        withExtendedLifetime(directory) {}
+    }
+
     @Test func aCustomCalendarUIDCanPassBetweenShiftsInOneCommit() async throws {
         let type = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: .allDay)
         let a = ScheduledShift(id: ShiftID(uuid(100)), shiftTypeID: type.id, date: date("2026-03-02"), eventIdentifier: "x@cal")

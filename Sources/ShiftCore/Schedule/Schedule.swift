@@ -98,7 +98,15 @@ public struct Schedule: Sendable {
         for location in locationStore.values { try context.add(location, field: "locations") }
         for type in shiftTypeStore.values { try context.add(type, field: "shiftTypes") }
         for person in personStore.values { try context.add(person, field: "people") }
-        for shift in shifts() { try context.add(shift, field: "shifts") }
+        // The stored shifts in the source's order (no merge into query order: storage has none),
+        // less the ones this schedule hid, then the ones it holds.
+        if let source, let range = source.shiftDateRange {
+            for shift in source.shifts(ShiftSourceRequest(from: range.lowerBound, to: range.upperBound))
+            where !hiddenShifts.contains(shift.id) {
+                try context.add(shift, field: "shifts")
+            }
+        }
+        for shift in shiftStore.values { try context.add(shift, field: "shifts") }
         for item in demandStore.values { try context.add(item, field: "demand") }
         for item in availabilityStore.values { try context.add(item, field: "availability") }
         copy = context.schedule

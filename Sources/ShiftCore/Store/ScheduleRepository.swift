@@ -48,6 +48,20 @@ public protocol ScheduleRepository: Sendable {
     func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision
 }
 
+/// A repository that can say when a commit was made through it by any store (SQLite, through
+/// GRDB's `ValueObservation`). A store over it refreshes its observers (`observe()`) when
+/// another store over the same repository commits, without waiting for its own next change.
+public protocol CommitObservingRepository: ScheduleRepository {
+    /// Calls `onCommit` after commits (it may be called for a commit more than once, and for one
+    /// the caller made itself) until the returned observation is cancelled.
+    func observeCommits(_ onCommit: @escaping @Sendable () -> Void) throws -> any CommitObservation
+}
+
+/// A running `observeCommits`; cancelling it stops the calls.
+public protocol CommitObservation: Sendable {
+    func cancel()
+}
+
 /// A repository in memory: for tests, previews and dry runs. Stores sharing one instance see each
 /// other's commits, like processes sharing a file.
 public final class InMemoryRepository: ScheduleRepository {

@@ -24,6 +24,8 @@ public actor ScheduleStore {
     private var validators: [any ScheduleValidator]
     private let environment: StoreEnvironment
     private var observers: [UUID: @Sendable (Schedule, CommitResult?) -> Void] = [:]
+    /// Commits through the repository by other stores, while anyone observes this one.
+    private var commitObservation: (any CommitObservation)?
 
     /// Opens a store over a repository (reads it once).
     public init(
@@ -193,13 +195,27 @@ public actor ScheduleStore {
     private func addObserver<T>(_ continuation: AsyncStream<T>.Continuation, _ body: @escaping @Sendable (Schedule, CommitResult?) -> Void) {
         let id = environment.makeUUID()
         observers[id] = body
+        if commitObservation == nil, let observing = repository as? any CommitObservingRepository {
+            // Another store's commit: read it, and the observers hear of it (a commit of this
+            // store's own finds the revision unchanged and does nothing).
+            commitObservation = try? observing.observeCommits { [weak self] in
+                guard let self else { return }
+                Task { try? await self.refresh() }
+            }
+        }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             Task { await self.removeObserver(id) }
         }
     }
 
-    private func removeObserver(_ id: UUID) { observers[id] = nil }
+    private func removeObserver(_ id: UUID) {
+        observers[id] = nil
+        if observers.isEmpty {
+            commitObservation?.cancel()
+            commitObservation = nil
+        }
+    }
 
     // MARK: Funnel steps
 
