@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "ShiftDependenciesTests",
             dependencies: [
-                "ShiftDependencies", "ShiftCore", "ShiftStorage", "ShiftPlannerExample",
+                "ShiftDependencies", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftPlannerExample",
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 // Lets unimplemented test values record Swift Testing issues.
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

@@ -3,6 +3,7 @@ import Foundation
 import ShiftCore
 import ShiftDependencies
 import ShiftStorage
+import ShiftStorageSQLite
 import Testing
 
 @Suite struct ConnectionTests {
@@ -44,6 +45,31 @@ import Testing
             let error = await #expect(throws: (any Error).self) { try await persistence.fetchLocations() }
             #expect("\(error!)".contains("broken.lua"))
         }
+    }
+
+    /// The live value over the SQLite store: the same clients, the stock rules applied, and a
+    /// second connection (another app process, or a restart) sees what the first wrote.
+    @Test func theLiveValueWorksOverASQLiteStore() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/schedule.sqlite"
+        try SQLiteRepository(path: path, createIfMissing: true).write(try catalogue())
+        let configuration = ScheduleConfiguration(backend: .sqlite(path: path), rulesDirectories: [stockRules], defaultProfile: alice)
+        #expect(configuration.backend.description == "SQLite database \(path)")
+        try await withLiveClients(configuration) {
+            @Dependency(\.calendarClient) var calendar
+            @Dependency(\.changeLogClient) var changeLog
+            let shift = try await calendar.createShift(shiftTypeID: early.id, date: date("2026-03-02"), personID: bob.id, notes: "first")
+            await #expect(throws: ScheduleError.self, "the rules reject a double booking over SQLite too") {
+                try await calendar.createShift(shiftTypeID: early.id, date: date("2026-03-02"), personID: bob.id, notes: nil)
+            }
+            #expect(try await changeLog.fetchRecent(5).count == 1)
+            let later = CalendarClient.live(connection: ScheduleConnection(configuration))
+            #expect(try await later.fetchShifts(on: date("2026-03-02")) == [shift])
+        }
+        let stored = try SQLiteRepository(path: path).load().0
+        #expect(stored.shiftCount == 1)
+        #expect(stored.changeLog.count == 1)
     }
 
     @Test func clientsOverOneConnectionShareItsStoreAndSeeOtherWriters() async throws {
