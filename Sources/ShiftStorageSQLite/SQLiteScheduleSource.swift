@@ -245,7 +245,10 @@ final class SQLiteScheduleSource: ScheduleSource {
         } catch {
             let reported: any Error = switch error {
             case let error as ContentError: StorageError.invalidContent(path: path, reason: error.description)
-            case let error as DatabaseError: StorageError.unreadable(path: path, reason: "\(error)")
+            // SQLite's message, not the statement: the user needs what is wrong with the file.
+            case let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB:
+                StorageError.unreadable(path: path, reason: "the database is damaged (\(error.message ?? "corrupt"))")
+            case let error as DatabaseError: StorageError.unreadable(path: path, reason: error.message ?? "\(error)")
             default: error
             }
             failure.withLock { failure in
