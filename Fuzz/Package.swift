@@ -17,6 +17,10 @@ let package = Package(
         fuzzTarget("FuzzICS", [.product(name: "ShiftInterop", package: "ShiftScheduler"), .product(name: "ShiftCore", package: "ShiftScheduler")]),
         fuzzTarget("FuzzCSV", [.product(name: "ShiftInterop", package: "ShiftScheduler"), .product(name: "ShiftCore", package: "ShiftScheduler")]),
         fuzzTarget("FuzzLua", [.product(name: "LuaHost", package: "ShiftScheduler")]),
+        fuzzTarget("FuzzSQLiteStore", [
+            .product(name: "ShiftStorageSQLite", package: "ShiftScheduler"), .product(name: "ShiftStorage", package: "ShiftScheduler"),
+            .product(name: "ShiftCore", package: "ShiftScheduler"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

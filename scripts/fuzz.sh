@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets in Fuzz/ (store decoder, iCalendar and CSV importers, Lua host) for a
-# bounded time each, with AddressSanitizer. Linux only (libFuzzer ships with the Swift toolchain).
+# Runs the libFuzzer targets in Fuzz/ (JSON store decoder, iCalendar and CSV importers, Lua host,
+# damaged SQLite stores) for a bounded time each, with AddressSanitizer. Linux only (libFuzzer ships with the Swift toolchain).
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET…]      default: 60 s, every target
 #
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzStoreDecoder FuzzICS FuzzCSV FuzzLua); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzStoreDecoder FuzzICS FuzzCSV FuzzLua FuzzSQLiteStore); fi
 
 build=(swift build --package-path Fuzz --scratch-path Fuzz/.build-fuzz --sanitize=fuzzer --sanitize=address)
 nice -n 10 "${build[@]}" 2>&1 | grep -v "ld.gold: warning: Cannot export local symbol" || true
