@@ -12,8 +12,10 @@ extension SQLiteRepository {
     /// A bulk commit (an import) that adds at least half as many shifts or log entries as the
     /// table holds appends them with the table's indexes dropped and rebuilt, as `write` does.
     public func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision {
-        let cutoff = Self.pruneCutoff(schedule, summary)
-        let entries = Self.entriesToAppend(summary)
+        // A prune in the mutation moved the log's cutoff (`ChangeLog.prune`); entries it recorded
+        // and then pruned are not among the summary's.
+        let cutoff = schedule.changeLog.prunedBefore
+        let entries = summary.logEntries
         return try writing { db in
             let before = try Meta.read(db)
             var added: [ScheduledShift] = []
@@ -136,42 +138,5 @@ extension SQLiteRepository {
             }
         }
         return removed
-    }
-
-    /// Where the commit prunes the stored log: the schedule's `prunedBefore` (a prune in its
-    /// overlay), or the mutation's own prune.
-    static func pruneCutoff(_ schedule: Schedule, _ summary: CommitSummary) -> Date? {
-        var cutoff = schedule.changeLog.prunedBefore
-        summary.mutation.forEachStep { step in
-            if case let .pruneChangeLog(before) = step { cutoff = max(cutoff ?? before, before) }
-        }
-        return cutoff
-    }
-
-    /// The summary's log entries less any the mutation recorded and then pruned in a later step
-    /// of the same batch (the in-memory log never held them after the commit either).
-    static func entriesToAppend(_ summary: CommitSummary) -> [ChangeLogEntry] {
-        var recorded: [ChangeLogEntry] = []
-        var pruned: Set<ChangeLogEntryID> = []
-        summary.mutation.forEachStep { step in
-            switch step {
-            case let .recordChangeLogEntry(entry): recorded.append(entry)
-            case let .pruneChangeLog(cutoff):
-                for entry in recorded where Timestamp.truncated(entry.timestamp) < cutoff { pruned.insert(entry.id) }
-            default: break
-            }
-        }
-        return pruned.isEmpty ? summary.logEntries : summary.logEntries.filter { !pruned.contains($0.id) }
-    }
-}
-
-extension Mutation {
-    /// Calls `body` with each step in order, a batch's items in place of the batch.
-    func forEachStep(_ body: (Mutation) -> Void) {
-        if case let .batch(items) = self {
-            for item in items { item.forEachStep(body) }
-        } else {
-            body(self)
-        }
     }
 }

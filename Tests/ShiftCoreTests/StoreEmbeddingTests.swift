@@ -13,6 +13,34 @@ import Testing
             changeType: .updated, scheduledShiftDate: date("2026-03-02"), reason: reason)
     }
 
+    /// A recorded entry before entity changes in one batch: each change stays its own (a
+    /// recorded entry once took the slot of the next entity's net change).
+    @Test func aRecordedEntryAndEntityChangesInOneBatchStayApart() async throws {
+        let (store, _) = try await f.store()
+        let shift = f.shift(1, f.day, "2026-03-02", f.bob)
+        let result = try await store.apply(.batch([
+            .recordChangeLogEntry(entry(1)), .scheduleShift(shift), .reassignShift(shift.id, to: f.carol.id, reason: "swap"),
+            .recordChangeLogEntry(entry(2)), .updatePerson(Person(id: f.bob.id, displayName: "Robert")),
+        ]))
+        var moved = shift
+        moved.personID = f.carol.id
+        #expect(result.changes.count == 4)
+        #expect(result.changes.contains(.shift(before: nil, after: moved, reason: "swap")))
+        #expect(result.changes.filter { $0.entity == .changeLog }.count == 2)
+        #expect(result.logEntries.map(\.id).prefix(2) == [entry(1).id, entry(2).id])
+        #expect(await store.schedule.shift(shift.id) == moved)
+    }
+
+    /// An entry recorded and then pruned within one batch is neither kept nor reported.
+    @Test func anEntryRecordedThenPrunedInOneBatchIsNotReported() async throws {
+        let (store, _) = try await f.store()
+        let result = try await store.apply(.batch([
+            .recordChangeLogEntry(entry(1, at: fixedNow - 86_400)), .pruneChangeLog(before: fixedNow - 3600),
+        ]))
+        #expect(!result.logEntries.contains { $0.id == entry(1).id })
+        #expect(await !store.schedule.changeLog.contains(id: entry(1).id))
+    }
+
     @Test func aRecordedEntryIsAppendedCommittedAndReported() async throws {
         let (store, repository) = try await f.store()
         let precise = Date(timeIntervalSince1970: 1_790_000_000.123_456)

@@ -162,14 +162,6 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
         return removed
     }
 
-    /// A log without the entries `shouldRemove` selects; the order of the rest is kept. The
-    /// result is held in memory.
-    public func removing(where shouldRemove: (ChangeLogEntry) -> Bool) -> ChangeLog {
-        var kept = ChangeLog()
-        for entry in self where !shouldRemove(entry) { kept.append(entry) }
-        return kept
-    }
-
     /// The same log over the source as it is after the repository stored this one's entries.
     func rebased() -> ChangeLog {
         guard let source else { return self }

@@ -14,6 +14,8 @@ struct MutationContext {
     private enum ChangeKey: Hashable {
         case location(LocationID), shiftType(ShiftTypeID), person(PersonID), shift(ShiftID)
         case demand(DemandID), availability(AvailabilityID), settings
+        /// A change-log change: never merged, keyed by its position so keys stay parallel to changes.
+        case log(Int)
     }
 
     init(schedule: Schedule, recordsChanges: Bool = true) {
@@ -55,7 +57,17 @@ struct MutationContext {
             record(key: .settings, .settings(before: before, after: settings))
         case let .pruneChangeLog(cutoff):
             let removed = schedule.changeLog.prune(before: cutoff)
-            if removed > 0 { changes.append(.changeLogPruned(removed: removed)) }
+            // An entry this mutation recorded and now pruned is not written: not a change either.
+            let kept = changes.indices.filter { index in
+                guard case let .changeLogRecorded(entry) = changes[index] else { return true }
+                return entry.timestamp >= cutoff
+            }
+            if kept.count < changes.count {
+                changes = kept.map { changes[$0] }
+                changeKeys = kept.map { changeKeys[$0] }
+                changeSlots = [:]
+            }
+            if removed > 0 { appendLogChange(.changeLogPruned(removed: removed)) }
         case let .recordChangeLogEntry(entry):
             try record(entry, field: Self.join(field, "changeLogEntry"))
         case let .batch(items):
@@ -89,6 +101,13 @@ struct MutationContext {
             return
         }
         changes[slot] = MutationContext.merge(changes[slot], change)
+    }
+
+    /// Appends a change-log change (never merged with another).
+    private mutating func appendLogChange(_ change: Change) {
+        if !changeSlots.isEmpty { changeSlots[.log(changes.count)] = changes.count }
+        changeKeys.append(.log(changes.count))
+        changes.append(change)
     }
 
     /// The first change's before with the second change's after.
@@ -136,7 +155,7 @@ struct MutationContext {
         var stored = entry
         stored.timestamp = Timestamp.truncated(entry.timestamp)
         schedule.changeLog.append(stored)
-        changes.append(.changeLogRecorded(stored))
+        appendLogChange(.changeLogRecorded(stored))
     }
 
     // MARK: Locations
