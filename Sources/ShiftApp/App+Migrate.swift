@@ -40,7 +40,7 @@ extension App {
         }
         // Hold the store's write lock while reading it, so no writer commits halfway through.
         let repository = try workspace.translatingStorageErrors { try workspace.repository() }
-        try await lock(repository)
+        try await repository.lockForWriting(timeout: Self.migrateLockWait)
         defer { repository.unlockForWriting() }
         let original = try workspace.translatingStorageErrors { try repository.load().0 }
         let schedule = try original.materialized()
@@ -73,26 +73,9 @@ extension App {
             + "\(output.people) \(output.people == 1 ? "person" : "people"), \(output.shiftTypes) shift type\(output.shiftTypes == 1 ? "" : "s"), "
             + "\(output.locations) location\(output.locations == 1 ? "" : "s"), \(output.changeLogEntries) change-log entr\(output.changeLogEntries == 1 ? "y" : "ies")\n"
         text += "the original is unchanged; use the new store with --store \(destination) (or SHIFTCTL_STORE)\n"
-        if folder != workspace.storeFolder, relativeRuleFolders(schedule.settings).contains(where: { !Workspace.isDirectory(folder + "/" + $0) }) {
+        if folder != workspace.storeFolder, Workspace.configuredRuleFolders(schedule.settings).contains(where: { !$0.hasPrefix("/") && !Workspace.isDirectory(folder + "/" + $0) }) {
             text += "note: the store's rules.directories are relative to its folder and are not found beside \(destination); copy the rules folder there or pass --rules\n"
         }
         return CommandResult(text: text, json: output)
-    }
-
-    private func relativeRuleFolders(_ settings: StoreSettings) -> [String] {
-        guard let configured = settings.extra[SettingsKey.rulesDirectories] else { return [] }
-        let folders = configured.listValue?.compactMap(\.stringValue) ?? configured.stringValue.map { [$0] } ?? []
-        return folders.filter { !$0.hasPrefix("/") }
-    }
-
-    private func lock(_ repository: any ScheduleRepository) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: Self.migrateLockWait)
-        while try !repository.tryLockForWriting() {
-            guard clock.now < deadline else {
-                throw ScheduleError.lockTimeout(store: workspace.storePath, seconds: 30)
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 }

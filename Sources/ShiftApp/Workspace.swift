@@ -122,9 +122,8 @@ public struct Workspace: Sendable {
                 return path
             }
         }
-        if let configured = settings.extra[SettingsKey.rulesDirectories] {
-            let folders = configured.listValue?.compactMap(\.stringValue) ?? configured.stringValue.map { [$0] } ?? []
-            return try folders.map { folder in
+        if settings.extra[SettingsKey.rulesDirectories] != nil {
+            return try Self.configuredRuleFolders(settings).map { folder in
                 let path = folder.hasPrefix("/") ? folder : (storeFolder + "/" + folder as NSString).standardizingPath
                 guard Self.isDirectory(path) else {
                     throw AppError.rulesFolderMissing(path: path, origin: "the store's \(SettingsKey.rulesDirectories) setting")
@@ -134,6 +133,12 @@ public struct Workspace: Sendable {
         }
         let fallback = environment.absolute("rules")
         return Self.isDirectory(fallback) ? [fallback] : []
+    }
+
+    /// The store's `rules.directories` setting as written (a list, or one folder).
+    static func configuredRuleFolders(_ settings: StoreSettings) -> [String] {
+        guard let configured = settings.extra[SettingsKey.rulesDirectories] else { return [] }
+        return configured.listValue?.compactMap(\.stringValue) ?? configured.stringValue.map { [$0] } ?? []
     }
 
     /// Loads and compiles the rules for a store (throws `RuleError` naming file:line).

@@ -243,13 +243,12 @@ final class SQLiteScheduleSource: ScheduleSource {
         do {
             return try pool.read(body)
         } catch {
+            // The file is ours (it opened): damage met now is a store that cannot be read, not
+            // another program's file, as the same error at open would say.
             let reported: any Error = switch error {
-            case let error as ContentError: StorageError.invalidContent(path: path, reason: error.description)
-            // SQLite's message, not the statement: the user needs what is wrong with the file.
             case let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB:
                 StorageError.unreadable(path: path, reason: "the database is damaged (\(error.message ?? "corrupt"))")
-            case let error as DatabaseError: StorageError.unreadable(path: path, reason: error.message ?? "\(error)")
-            default: error
+            default: SQLiteRepository.readError(error, path: path)
             }
             failure.withLock { failure in
                 if failure == nil { failure = reported }

@@ -6,11 +6,7 @@ import ShiftStorage
 /// on a generated JSON store with the stock rules.
 enum CLIBenchmarks {
     static func run(runs: Int, shifts: Int, rulesDirectory: String) throws {
-        let shiftctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("shiftctl").path
-        guard FileManager.default.isExecutableFile(atPath: shiftctl) else {
-            FileHandle.standardError.write(Data("shiftbench: cli: no shiftctl next to shiftbench (build it: swift build -c release)\n".utf8))
-            return
-        }
+        guard let shiftctl = siblingShiftctl(suite: "cli") else { return }
         print("## shiftctl wall time on a \(shifts)-shift JSON store\n")
         print("Each run is a whole process: start, open the store, load and compile the stock rules, do the work, save. `schedule add` adds a valid shift (a person with nothing else that month), so every rule runs and the store is rewritten; `validate` checks the whole schedule.\n")
         let directory = NSTemporaryDirectory() + "shiftbench-cli-\(getpid())"
@@ -42,6 +38,16 @@ enum CLIBenchmarks {
     private static func invoke(_ executable: String, in directory: String, _ arguments: [String], allowViolations: Bool = false) throws {
         _ = try runProcess(executable, arguments, in: directory, allowViolations: allowViolations)
     }
+}
+
+/// The `shiftctl` built next to `shiftbench`, or nil (with a message naming the suite) when there is none.
+func siblingShiftctl(suite: String) -> String? {
+    let shiftctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("shiftctl").path
+    guard FileManager.default.isExecutableFile(atPath: shiftctl) else {
+        FileHandle.standardError.write(Data("shiftbench: \(suite): no shiftctl next to shiftbench (build it: swift build -c release)\n".utf8))
+        return nil
+    }
+    return shiftctl
 }
 
 /// Runs `shiftctl` (or another program) to the end and returns its standard output; throws with

@@ -8,11 +8,7 @@ import ShiftStorageSQLite
 /// (same run), with each process's peak RSS.
 enum SQLiteBenchmarks {
     static func run(runs: Int, size: Int, rulesDirectory: String) throws {
-        let shiftctl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("shiftctl").path
-        guard FileManager.default.isExecutableFile(atPath: shiftctl) else {
-            FileHandle.standardError.write(Data("shiftbench: sqlite: no shiftctl next to shiftbench (build it: swift build -c release)\n".utf8))
-            return
-        }
+        guard let shiftctl = siblingShiftctl(suite: "sqlite") else { return }
         print("## SQLite store: bulk import, open, and one change at \(size) shifts\n")
         print("Whole `shiftctl` processes with the stock rules (copied by `init`). The roster has one shift per person per day, five on and two off, the type turning after the days off, so the rules find nothing to reject. Peak RSS is the `shiftctl` process's own (`RUSAGE_CHILDREN` of a small python3 parent).\n")
         let directory = NSTemporaryDirectory() + "shiftbench-sqlite-\(getpid())"
@@ -101,8 +97,8 @@ enum SQLiteBenchmarks {
         } else {
             let clock = ContinuousClock()
             let start = clock.now
-            let status = try runStatus(executable, arguments, in: directory, errors: errors)
-            output = "\(status) \((clock.now - start).seconds) 0"
+            _ = try runProcess(executable, arguments, in: directory)
+            output = "0 \((clock.now - start).seconds) 0"
         }
         let fields = output.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
         guard fields.count == 3, let code = Int(fields[0]), let seconds = Double(fields[1]), let kib = Double(fields[2]) else {
@@ -113,19 +109,5 @@ enum SQLiteBenchmarks {
             throw BenchmarkError(message: "shiftctl \(arguments.joined(separator: " ")) exited \(code): \(message.prefix(2000))")
         }
         return ProcessResult(seconds: seconds, peakRSSMiB: kib / 1024)
-    }
-
-    /// Runs a program to the end with its standard error to a file and returns its exit status.
-    private static func runStatus(_ executable: String, _ arguments: [String], in directory: String, errors: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }

@@ -86,4 +86,4 @@ func richSchedule() throws -> Schedule {
 }
 
 func readBytes(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
-func writeText(_ text: String, to path: String) { FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) }
+func writeText(_ text: String, to path: String) { _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) }

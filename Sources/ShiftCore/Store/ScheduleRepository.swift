@@ -48,6 +48,22 @@ public protocol ScheduleRepository: Sendable {
     func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision
 }
 
+extension ScheduleRepository {
+    /// Takes the write lock, waiting for another writer at most `timeout`.
+    /// - Throws: `ScheduleError.lockTimeout` naming the store.
+    public func lockForWriting(timeout: Duration) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while try !tryLockForWriting() {
+            guard clock.now < deadline else {
+                let (seconds, attoseconds) = timeout.components
+                throw ScheduleError.lockTimeout(store: location, seconds: Double(seconds) + Double(attoseconds) / 1e18)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
 /// A repository that can say when a commit was made through it by any store (SQLite, through
 /// GRDB's `ValueObservation`). A store over it refreshes its observers (`observe()`) when
 /// another store over the same repository commits, without waiting for its own next change.

@@ -63,7 +63,7 @@ public actor ScheduleStore {
     public func apply(
         _ mutation: Mutation, as user: UserProfile? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil
     ) async throws -> CommitResult {
-        try await lockForWriting()
+        try await repository.lockForWriting(timeout: environment.lockTimeout)
         defer { repository.unlockForWriting() }
         try refreshLocked()
         try precondition?(schedule)
@@ -218,18 +218,6 @@ public actor ScheduleStore {
     }
 
     // MARK: Funnel steps
-
-    private func lockForWriting() async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: environment.lockTimeout)
-        while try !repository.tryLockForWriting() {
-            guard clock.now < deadline else {
-                let (seconds, attoseconds) = environment.lockTimeout.components
-                throw ScheduleError.lockTimeout(store: repository.location, seconds: Double(seconds) + Double(attoseconds) / 1e18)
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
 
     /// Under the write lock: pick up what other writers committed, so nothing of theirs is lost.
     private func refreshLocked() throws {
