@@ -104,7 +104,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "shiftbench",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop"]
         ),
         // A tiny writer process used by the crash-safety and multi-process tests.
         .executableTarget(

@@ -15,10 +15,11 @@ public struct RuleOutput: Encodable, Sendable {
     public let triggers: [String]
     public let file: String
     public let validatePhase: Bool
+    public let personPhase: Bool
     public let examples: Int
     public let parameters: Attributes
 
-    enum CodingKeys: String, CodingKey { case id, summary, severity, enabled, triggers, file, validatePhase, examples, parameters }
+    enum CodingKeys: String, CodingKey { case id, summary, severity, enabled, triggers, file, validatePhase, personPhase, examples, parameters }
 
     init(_ rule: RuleInfo) {
         id = rule.id
@@ -28,6 +29,7 @@ public struct RuleOutput: Encodable, Sendable {
         triggers = rule.triggers.map(\.rawValue)
         file = rule.file
         validatePhase = rule.hasValidatePhase
+        personPhase = rule.hasPersonPhase
         examples = rule.exampleCount
         parameters = rule.parameters
     }
@@ -44,6 +46,44 @@ public struct ExampleOutput: Encodable, Sendable {
     enum CodingKeys: String, CodingKey { case rule, file, name, expectsViolation, passed, detail }
 }
 
+/// `validate --stats`: the size of the job and where its time went.
+public struct ValidateStats: Encodable, Sendable {
+    public let shifts: Int
+    public let people: Int
+    public let rules: Int
+    /// Lua states that may check the schedule side by side.
+    public let workers: Int
+    /// Reading the store into memory.
+    public let loadSeconds: Double
+    /// Loading and compiling the rules.
+    public let rulesSeconds: Double
+    /// Running the rules over the whole schedule.
+    public let checkSeconds: Double
+    /// Sorting the violations and naming their people and shift types.
+    public let reportSeconds: Double
+    /// The process's peak resident memory so far (Linux), nil where unknown.
+    public let peakMemoryMiB: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case shifts, people, rules, workers, loadSeconds, rulesSeconds, checkSeconds, reportSeconds, peakMemoryMiB
+    }
+
+    var text: String {
+        func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
+        return "stats: \(shifts) shifts, \(people) people, \(rules) rules, \(workers) workers; load \(seconds(loadSeconds)), rules \(seconds(rulesSeconds)), "
+            + "check \(seconds(checkSeconds)), report \(seconds(reportSeconds))"
+            + (peakMemoryMiB.map { String(format: "; peak memory %.0f MiB", $0) } ?? "")
+    }
+
+    /// Peak resident set size (`VmHWM` in /proc/self/status).
+    static func peakMemoryMiB() -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kib / 1024
+    }
+}
+
 public struct RulesTestOutput: Encodable, Sendable {
     public let passed: Int
     public let failed: Int
@@ -54,22 +94,46 @@ public struct RulesTestOutput: Encodable, Sendable {
 
 extension App {
     /// Runs every rule's whole-schedule check. Exit 1 when any error-severity violation is found.
-    public func validate(score: Bool, format: ValidateFormat) throws -> (result: CommandResult, format: OutputFormat) {
+    /// - Parameters:
+    ///   - limit: print at most this many violations (counts and score still cover all of them).
+    ///   - stats: report how long each step took (`load`, `rules`, `check`, `report`) and the
+    ///     peak memory.
+    public func validate(score: Bool, format: ValidateFormat, limit: Int? = nil, stats: Bool = false) throws -> (result: CommandResult, format: OutputFormat) {
+        let clock = ContinuousClock()
+        var timer = clock.now
+        func lap() -> Double {
+            let now = clock.now
+            defer { timer = now }
+            let (whole, fraction) = (now - timer).components
+            return Double(whole) + Double(fraction) / 1e18
+        }
         // One read of the whole store, then the rules query memory.
         let schedule = try load().materialized()
+        let loadSeconds = lap()
         let engine = try workspace.ruleEngine(for: schedule.settings)
+        let rulesSeconds = lap()
         let violations = try engine.validate(schedule)
-        let report = ViolationReport(violations: violations, schedule: schedule, score: score ? ScoreSummary(violations, rules: engine.rules) : nil, rejected: false)
+        let checkSeconds = lap()
+        var report = ViolationReport(
+            violations: violations, schedule: schedule, score: score ? ScoreSummary(violations, rules: engine.rules) : nil, rejected: false,
+            limit: limit)
+        if stats {
+            report.stats = ValidateStats(
+                shifts: schedule.shiftCount, people: schedule.personCount, rules: engine.rules.filter(\.enabled).count,
+                workers: engine.configuration.workers, loadSeconds: loadSeconds, rulesSeconds: rulesSeconds, checkSeconds: checkSeconds,
+                reportSeconds: lap(), peakMemoryMiB: ValidateStats.peakMemoryMiB())
+        }
         let status: ExitStatus = report.errors > 0 ? .violations : .ok
+        let statsText = report.stats.map { $0.text + "\n" } ?? ""
         switch format {
         case .text:
             let rules = engine.rules.filter(\.enabled).count
             let text = report.text(okLine: "ok: no violations (\(rules) rule\(rules == 1 ? "" : "s"), \(schedule.shiftCount) shift\(schedule.shiftCount == 1 ? "" : "s"))")
-            return (CommandResult(text: text, json: report, status: status), .text)
+            return (CommandResult(text: text + statsText, json: report, status: status), .text)
         case .json:
             return (CommandResult(text: "", json: report, status: status), .json)
         case .github:
-            return (CommandResult(text: report.github(relativeTo: environment.currentDirectory), json: nil, status: status), .text)
+            return (CommandResult(text: report.github(relativeTo: environment.currentDirectory) + statsText, json: nil, status: status), .text)
         }
     }
 

@@ -55,14 +55,16 @@ public struct ScoreOutput: Encodable, Sendable {
     }
 
     public let hardViolations: Int
+    public let hardPenalty: Double
     public let warnings: Int
     public let softPenalty: Double
     public let byRule: [String: Rule]
 
-    enum CodingKeys: String, CodingKey { case hardViolations, warnings, softPenalty, byRule }
+    enum CodingKeys: String, CodingKey { case hardViolations, hardPenalty, warnings, softPenalty, byRule }
 
     init(_ summary: ScoreSummary) {
         hardViolations = summary.hardViolations
+        hardPenalty = summary.hardPenalty
         warnings = summary.warnings
         softPenalty = summary.softPenalty
         byRule = summary.byRule.mapValues { Rule(count: $0.count, penalty: $0.penalty, severity: $0.severity.rawValue) }
@@ -77,14 +79,21 @@ public struct ViolationReport: Encodable, Sendable {
     public let warnings: Int
     public let penalties: Int
     public let violations: [ViolationOutput]
+    /// Violations found but not listed (`validate --limit`).
+    public let omitted: Int
     public let score: ScoreOutput?
+    /// `validate --stats`.
+    public var stats: ValidateStats?
 
-    enum CodingKeys: String, CodingKey { case ok, rejected, errors, warnings, penalties, violations, score }
+    enum CodingKeys: String, CodingKey { case ok, rejected, errors, warnings, penalties, violations, omitted, score, stats }
 
-    init(violations: [Violation], schedule: Schedule?, pending: [ScheduledShift] = [], score: ScoreSummary?, rejected: Bool) {
-        let sorted = violations.sorted { a, b in
+    /// - Parameter limit: list at most this many violations (the first in report order).
+    init(violations: [Violation], schedule: Schedule?, pending: [ScheduledShift] = [], score: ScoreSummary?, rejected: Bool, limit: Int? = nil) {
+        var sorted = violations.sorted { a, b in
             (a.date ?? .minimum, b.severity, a.ruleID, a.message) < (b.date ?? .minimum, a.severity, b.ruleID, b.message)
         }
+        omitted = limit.map { max(0, sorted.count - $0) } ?? 0
+        if let limit, sorted.count > limit { sorted.removeLast(sorted.count - limit) }
         self.violations = sorted.map { ViolationOutput($0, schedule: schedule, pending: pending) }
         errors = violations.filter { $0.severity == .error }.count
         warnings = violations.filter { $0.severity == .warning }.count
@@ -104,9 +113,10 @@ public struct ViolationReport: Encodable, Sendable {
             }
             out += table.rendered
         }
-        out += (violations.isEmpty ? okLine ?? summaryLine : summaryLine) + "\n"
+        if omitted > 0 { out += "… and \(omitted) more (--limit)\n" }
+        out += (violations.isEmpty && omitted == 0 ? okLine ?? summaryLine : summaryLine) + "\n"
         if let score {
-            out += "score: \(score.hardViolations) hard, \(score.warnings) warnings, soft penalty \(Self.number(score.softPenalty))\n"
+            out += "score: \(score.hardViolations) hard (penalty \(Self.number(score.hardPenalty))), \(score.warnings) warnings, soft penalty \(Self.number(score.softPenalty))\n"
             for rule in score.byRule.keys.sorted() {
                 let entry = score.byRule[rule]!
                 out += "  \(rule): \(entry.count) × \(entry.severity), penalty \(Self.number(entry.penalty))\n"
@@ -116,7 +126,7 @@ public struct ViolationReport: Encodable, Sendable {
     }
 
     var summaryLine: String {
-        if violations.isEmpty { return "ok: no violations" }
+        if violations.isEmpty && omitted == 0 { return "ok: no violations" }
         func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
         return (rejected ? "rejected: " : "") + [count(errors, "error"), count(warnings, "warning"), count(penalties, "penalty")]
             .joined(separator: ", ").replacingOccurrences(of: "penaltys", with: "penalties")

@@ -51,7 +51,11 @@ final class LuaScheduleAPI {
     private(set) var reportFunction: LuaValue = .nil
 
     // Per-evaluation state.
-    private var generation: Int64 = 0
+    private(set) var generation: Int64 = 0
+    /// The person timelines handed out in this evaluation (see LuaScheduleAPI+Timeline).
+    var timelines: [[TimedShift]] = []
+    /// Timelines dropped earlier in this evaluation (handles keep counting, so an old one is stale).
+    var timelinesDropped = 0
     /// The schedules being evaluated, boxed so that field reads borrow them instead of copying
     /// a `Schedule` (a dozen reference counts) on every access.
     final class ScheduleBox {
@@ -112,6 +116,8 @@ final class LuaScheduleAPI {
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
+        timelines.removeAll(keepingCapacity: true)
+        timelinesDropped = 0
     }
 
     /// Ends the evaluation: views made during it go stale, schedules are released.
@@ -123,6 +129,8 @@ final class LuaScheduleAPI {
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
+        timelines.removeAll(keepingCapacity: true)
+        timelinesDropped = 0
         reportSink = nil
     }
 

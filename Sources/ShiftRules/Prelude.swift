@@ -1,6 +1,7 @@
 /// Lua code every plugin sees in its (read-only) base environment: the constructors that mark
 /// what a plugin file returns. `each` is the host's own driver (not given to plugins): it calls a
-/// rule's check for a whole list of changes in one call into Lua.
+/// rule's check for a whole list of changes in one call into Lua; `each_person` is the driver of
+/// the person phase, which wraps each person's timeline (see LuaScheduleAPI+Timeline).
 enum Prelude {
     static let source = #"""
     local function marker(kind)
@@ -17,6 +18,25 @@ enum Prelude {
         check(changes[i], schedule, report, params)
       end
     end
-    return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each }
+    local type, setmetatable, rawset = type, setmetatable, rawset
+    -- people: a flat list (person view, timeline handle, shift count, …). Columns are fetched
+    -- on first read and kept in the rule's own table; shifts[i] is a view made on demand.
+    local function each_person(fn, people, report, params, column, shift_at)
+      for i = 1, #people, 3 do
+        local person, handle, n = people[i], people[i + 1], people[i + 2]
+        local shifts = setmetatable({ n = n }, {
+          __index = function(t, k)
+            if type(k) == "number" then return shift_at(handle, k) end
+            local v = column(handle, k)
+            rawset(t, k, v)
+            return v
+          end,
+          __len = function() return n end,
+          __metatable = "timeline",
+        })
+        fn(person, shifts, report, params)
+      end
+    end
+    return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each, each_person = each_person }
     """#
 }

@@ -80,15 +80,46 @@ public final class RuleEngine: ScheduleValidator {
         guard configuration.workers > 1, schedule.shiftCount >= Self.parallelThreshold else {
             return try state.withLock { try $0.validate(schedule, only: nil) }
         }
-        // Every shift's checks, in slices checked side by side, then the whole-schedule phase.
-        // Slices are whole chunks, so the joined result is in the same order one state gives.
-        let shifts = schedule.shifts()
-        let slices = Self.slices(shifts.count, workers: configuration.workers)
-        let perShift = try parallel(slices.count) { index, engine in
-            try engine.validate(schedule, only: nil, shifts: shifts[slices[index]], wholeSchedulePhase: false)
+        // Each part in slices checked side by side, one Lua state per worker, joined in slice
+        // order: slices are whole chunks of shifts and whole groups of people, so the result is
+        // in the order one state gives.
+        var perShift: [Violation] = []
+        if state.withLock({ !$0.perShiftRules(only: nil).isEmpty }) {
+            let shifts = schedule.shifts()
+            let slices = Self.slices(shifts.count, workers: configuration.workers)
+            perShift = try parallel(slices.count) { index, engine in
+                try engine.validate(schedule, only: nil, part: .shifts(shifts[slices[index]]))
+            }.flatMap { $0 }
         }
-        let phase = try state.withLock { try $0.validate(schedule, only: nil, shifts: [], wholeSchedulePhase: true) }
-        return EngineState.deduplicated(perShift.flatMap { $0 } + phase)
+        var people: [Violation] = []
+        if rules.contains(where: { $0.hasPersonPhase && $0.enabled }) {
+            let groups = EngineState.personGroups(schedule)
+            let slices = Self.slices(groups.map(\.shifts), workers: configuration.workers)
+            people = try parallel(slices.count) { index, engine in
+                try engine.validate(schedule, only: nil, part: .people(groups[slices[index]]))
+            }.flatMap { $0 }
+        }
+        let phase = try state.withLock { try $0.validate(schedule, only: nil, part: .wholeSchedule) }
+        let parts = EngineState.deduplicated([perShift, phase])
+        return parts[0] + people + parts[1]
+    }
+
+    /// Contiguous ranges of items of about equal total weight, at most one per worker.
+    static func slices(_ weights: [Int], workers: Int) -> [Range<Int>] {
+        let total = weights.reduce(0, +)
+        guard !weights.isEmpty else { return [] }
+        var slices: [Range<Int>] = []
+        var start = 0
+        var sum = 0
+        for (index, weight) in weights.enumerated() {
+            sum += weight
+            if slices.count < workers - 1, sum * workers >= total * (slices.count + 1) {
+                slices.append(start..<index + 1)
+                start = index + 1
+            }
+        }
+        if start < weights.count { slices.append(start..<weights.count) }
+        return slices
     }
 
     /// Contiguous ranges of whole chunks, one per worker.
@@ -166,6 +197,7 @@ struct LoadedRule {
     var info: RuleInfo
     var check: LuaRef?
     var validate: LuaRef?
+    var validatePerson: LuaRef?
     var params: LuaRef
     var examples: LuaTable?
     var triggers: Set<EntityKind>
@@ -236,6 +268,11 @@ final class EngineState {
     }
     /// The prelude's `each(check, changes, …)`: one call into Lua per rule and chunk of changes.
     private var driver: LuaRef!
+    /// The prelude's `each_person(validate_person, people, …)` and the host functions it hands
+    /// each timeline (columns, shift views).
+    private var personDriver: LuaRef!
+    private var timelineColumn: LuaValue = .nil
+    private var timelineShift: LuaValue = .nil
     /// Changes handed to Lua per driver call: big batches (imports, rotations) cost one call per
     /// rule and chunk instead of one per rule and change, while each call stays within its budget.
     static let chunkSize = 128
@@ -269,6 +306,11 @@ final class EngineState {
             throw RuleError.runtimeSetup(message: "the prelude has no driver")
         }
         driver = each
+        guard case let .function(eachPerson) = try runtime.field(prelude, "each_person") else {
+            throw RuleError.runtimeSetup(message: "the prelude has no person driver")
+        }
+        personDriver = eachPerson
+        (timelineColumn, timelineShift) = try api.makeTimelineFunctions()
         for name in ["rule", "rotation", "script"] {
             try runtime.setGlobal(name, try runtime.field(prelude, name))
         }
@@ -410,11 +452,44 @@ final class EngineState {
         return collected
     }
 
-    /// Whole-schedule checks: every shift's `check` (all shifts, or the given slice of them, in
-    /// schedule order) and, when asked, each rule's `validate` phase.
-    func validate(
-        _ schedule: Schedule, only: String?, shifts slice: ArraySlice<ScheduledShift>? = nil, wholeSchedulePhase: Bool = true
-    ) throws -> [Violation] {
+    /// Whole-schedule checks, all on this state: every shift's `check` (rules without a person
+    /// phase), each person's timeline (`validate_person`), then each rule's `validate`.
+    func validate(_ schedule: Schedule, only: String?) throws -> [Violation] {
+        let groups = Self.personGroups(schedule)
+        return try evaluating(schedule) {
+            try checkEachShift(schedule, only: only, slice: nil)
+            let perShift = collected.count
+            try checkPeople(schedule, only: only, groups: groups[...])
+            let people = collected.count
+            try wholeSchedulePhase(schedule, only: only)
+            let parts = Self.deduplicated([Array(collected[..<perShift]), Array(collected[people...])])
+            return parts[0] + collected[perShift..<people] + parts[1]
+        }
+    }
+
+    /// One part of a whole-schedule check on this state (the engine runs parts side by side).
+    enum ValidationPart {
+        /// `check` on these shifts, as if each had just been added.
+        case shifts(ArraySlice<ScheduledShift>)
+        /// `validate_person` for these groups of people.
+        case people(ArraySlice<PersonGroup>)
+        /// Each rule's `validate`.
+        case wholeSchedule
+    }
+
+    func validate(_ schedule: Schedule, only: String?, part: ValidationPart) throws -> [Violation] {
+        try evaluating(schedule) {
+            switch part {
+            case let .shifts(slice): try checkEachShift(schedule, only: only, slice: slice)
+            case let .people(groups): try checkPeople(schedule, only: only, groups: groups)
+            case .wholeSchedule: try wholeSchedulePhase(schedule, only: only)
+            }
+            return collected
+        }
+    }
+
+    /// Runs `body` as one evaluation of `schedule`: views and timelines made in it go stale after.
+    private func evaluating<T>(_ schedule: Schedule, _ body: () throws -> T) throws -> T {
         api.begin(after: schedule, before: nil)
         collected = []
         reportedBytes = 0
@@ -423,42 +498,113 @@ final class EngineState {
             api.end()
             collected = []
         }
-        let checking = rules.filter { rule in
-            rule.check != nil && rule.triggers.contains(.shift) && (only.map { rule.id == $0 } ?? rule.info.enabled)
+        return try body()
+    }
+
+    private func enabled(_ rule: LoadedRule, only: String?) -> Bool {
+        only.map { rule.id == $0 } ?? rule.info.enabled
+    }
+
+    /// The rules whose `check` runs on every existing shift in `validate`: those triggered by
+    /// shifts that have no person phase (which covers them).
+    func perShiftRules(only: String?) -> [LoadedRule] {
+        rules.filter { rule in
+            rule.check != nil && rule.validatePerson == nil && rule.triggers.contains(.shift) && enabled(rule, only: only)
         }
+    }
+
+    /// Every shift's (or the slice's) `check`, in schedule order, 128 shifts per call into Lua.
+    private func checkEachShift(_ schedule: Schedule, only: String?, slice: ArraySlice<ScheduledShift>?) throws {
+        let checking = perShiftRules(only: only)
+        guard !checking.isEmpty else { return }
         let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
-        if !checking.isEmpty {
-            var failure: Error?
-            var pending: [LuaValue] = []
-            func flush() throws {
-                guard !pending.isEmpty else { return }
-                let tables = try changeList(.table(LuaTable(array: pending)))
-                pending.removeAll(keepingCapacity: true)
-                for rule in checking {
-                    try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params)])
-                }
+        var failure: Error?
+        var pending: [LuaValue] = []
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            let tables = try changeList(.table(LuaTable(array: pending)))
+            pending.removeAll(keepingCapacity: true)
+            for rule in checking {
+                try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params)])
             }
-            func add(_ shift: ScheduledShift) -> Bool {
-                pending.append(api.changeObject(.shift(before: nil, after: shift, reason: nil), validating: true))
-                guard pending.count == Self.chunkSize else { return true }
-                do { try flush() } catch {
-                    failure = error
-                    return false
-                }
-                return true
-            }
-            if let slice {
-                for shift in slice where !add(shift) { break }
-            } else {
-                schedule.forEachShift(ShiftQuery(), add)
-            }
-            if let failure { throw failure }
-            try flush()
         }
-        for rule in rules where wholeSchedulePhase && rule.validate != nil && (only.map { rule.id == $0 } ?? rule.info.enabled) {
+        func add(_ shift: ScheduledShift) -> Bool {
+            pending.append(api.changeObject(.shift(before: nil, after: shift, reason: nil), validating: true))
+            guard pending.count == Self.chunkSize else { return true }
+            do { try flush() } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        if let slice {
+            for shift in slice where !add(shift) { break }
+        } else {
+            schedule.forEachShift(ShiftQuery(), add)
+        }
+        if let failure { throw failure }
+        try flush()
+    }
+
+    /// People in schedule order (by name, then id), in groups of about `personGroupShifts`
+    /// shifts: one call into Lua per rule and group. The grouping depends on the schedule alone,
+    /// so results come out in the same order however many states share the work.
+    static func personGroups(_ schedule: Schedule) -> [PersonGroup] {
+        var groups: [PersonGroup] = []
+        var group = PersonGroup()
+        for person in schedule.people {
+            group.people.append(person.id)
+            group.shifts += schedule.shiftCount(of: person.id) + 1
+            if group.shifts >= personGroupShifts {
+                groups.append(group)
+                group = PersonGroup()
+            }
+        }
+        if !group.people.isEmpty { groups.append(group) }
+        return groups
+    }
+
+    struct PersonGroup: Sendable {
+        var people: [PersonID] = []
+        /// The group's shifts plus one per person: the work it stands for.
+        var shifts = 0
+    }
+
+    /// Shifts (plus one per person) per person-phase call: a call's instruction budget covers a
+    /// rule's sweep over this many shifts with room to spare.
+    static let personGroupShifts = 4_096
+
+    /// `validate_person(person, shifts, report, params)` for each person of the groups.
+    private func checkPeople(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws {
+        let phased = rules.filter { $0.validatePerson != nil && enabled($0, only: only) }
+        guard !phased.isEmpty else { return }
+        for group in groups {
+            var list: [LuaValue] = []
+            list.reserveCapacity(group.people.count * 3)
+            for person in group.people {
+                let shifts = schedule.timeline(of: person)
+                list.append(api.view(person: person))
+                list.append(.integer(api.registerTimeline(shifts)))
+                list.append(.integer(Int64(shifts.count)))
+            }
+            let people = phased.count > 1 ? try changeList(.table(LuaTable(array: list))) : .table(LuaTable(array: list))
+            for rule in phased {
+                try run(rule, personDriver, [
+                    .function(rule.validatePerson!), people, api.reportFunction, .reference(rule.params), timelineColumn, timelineShift,
+                ])
+            }
+            api.dropTimelines()
+        }
+    }
+
+    /// Each rule's `validate(schedule, report, params)`.
+    private func wholeSchedulePhase(_ schedule: Schedule, only: String?) throws {
+        let phased = rules.filter { $0.validate != nil && enabled($0, only: only) }
+        guard !phased.isEmpty else { return }
+        let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
+        for rule in phased {
             try run(rule, rule.validate!, [scheduleObject, api.reportFunction, .reference(rule.params)])
         }
-        return slice == nil ? Self.deduplicated(collected) : collected
     }
 
     /// Calls one of a rule's functions, collecting what it reports.
@@ -496,13 +642,15 @@ final class EngineState {
     }
 
     /// In a whole-schedule pass a pair of shifts is seen from both sides; a rule reporting the
-    /// same set of shifts twice is kept once.
-    static func deduplicated(_ violations: [Violation]) -> [Violation] {
+    /// same set of shifts twice is kept once (across all the lists, which keep their order).
+    static func deduplicated(_ lists: [[Violation]]) -> [[Violation]] {
         var seen: Set<[String]> = []
-        return violations.filter { violation in
-            guard violation.shiftID != nil, !violation.relatedShiftIDs.isEmpty else { return true }
-            let shifts = ([violation.shiftID!] + violation.relatedShiftIDs).map(\.description).sorted()
-            return seen.insert([violation.ruleID] + shifts).inserted
+        return lists.map { violations in
+            violations.filter { violation in
+                guard violation.shiftID != nil, !violation.relatedShiftIDs.isEmpty else { return true }
+                let shifts = ([violation.shiftID!] + violation.relatedShiftIDs).map(\.description).sorted()
+                return seen.insert([violation.ruleID] + shifts).inserted
+            }
         }
     }
 }

@@ -14,6 +14,9 @@ public struct RuleInfo: Codable, Hashable, Sendable {
     public let enabled: Bool
     /// True when it has a whole-schedule `validate` phase.
     public let hasValidatePhase: Bool
+    /// True when it has a person phase (`validate_person`), which `validate` runs instead of its
+    /// `check` over every shift.
+    public let hasPersonPhase: Bool
     public let exampleCount: Int
     /// Its parameters after the store's overrides.
     public let parameters: Attributes
@@ -40,12 +43,16 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
     }
 
     public let hardViolations: Int
+    /// The penalties of the errors added up (an error reported without one counts 1), for hard
+    /// constraints that weigh their violations (minutes of overlap, say).
+    public let hardPenalty: Double
     public let warnings: Int
     public let softPenalty: Double
     public let byRule: [String: RuleScore]
 
     /// Counts errors as hard violations and adds up penalties (a penalty report without an
-    /// amount counts 1). `rules` (the enabled rules that ran) are listed even when they found
+    /// amount counts 1; a rule's `penalty` also adds up the amounts its errors and warnings
+    /// carry). `rules` (the enabled rules that ran) are listed even when they found
     /// nothing, so a score names every constraint it checked.
     public init(_ violations: [Violation], rules: [RuleInfo] = []) {
         var byRule: [String: RuleScore] = [:]
@@ -53,22 +60,26 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
             byRule[rule.id] = RuleScore(count: 0, penalty: 0, severity: rule.severity)
         }
         var hard = 0
+        var hardPenalty = 0.0
         var warnings = 0
         var soft = 0.0
         for violation in violations {
-            let amount = violation.severity == .penalty ? (violation.penalty ?? 1) : 0
+            let amount = violation.penalty ?? (violation.severity == .warning ? 0 : 1)
             switch violation.severity {
-            case .error: hard += 1
+            case .error:
+                hard += 1
+                hardPenalty += amount
             case .warning: warnings += 1
             case .penalty: soft += amount
             }
             var score = byRule[violation.ruleID] ?? RuleScore(count: 0, penalty: 0, severity: violation.severity)
             score.severity = score.count == 0 ? violation.severity : max(score.severity, violation.severity)
             score.count += 1
-            score.penalty += amount
+            score.penalty += violation.severity == .error && violation.penalty == nil ? 0 : amount
             byRule[violation.ruleID] = score
         }
         self.hardViolations = hard
+        self.hardPenalty = hardPenalty
         self.warnings = warnings
         self.softPenalty = soft
         self.byRule = byRule

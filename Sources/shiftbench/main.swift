@@ -6,7 +6,9 @@
 // stock Lua rules; Lua against native Swift), cli (shiftctl wall time on a 10k-shift store),
 // rotate (1,000 people over a year as one batch with all stock rules), inrc2 (scoring INRC-II
 // solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
-// import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts).
+// import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
+// peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
+// Python reference checker; Lua against native Swift).
 // Without a suite, all run. `make bench` builds shiftctl too, which the cli suite runs.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
@@ -45,15 +47,15 @@ while !arguments.isEmpty {
         sizes = list
         arguments.removeFirst()
     case "-h", "--help":
-        print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         exit(0)
-    case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite": suites.append(argument)
+    case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite, peers)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -76,6 +78,12 @@ do {
             try INRC2Benchmarks.run(runs: runs, data: "benchmarks/inrc2", instances: [
                 ("n005w4", "Solution_H_0-WD_1-2-3-3"), ("n120w8", "Solution_H_0-WD_0-9-9-4-5-1-0-3__Opt-f6fafa84"),
             ])
+        case "peers":
+            // --sizes picks rosters by shift count (10000, 100000, 1000000).
+            let chosen = sizes.map { list in PeerBenchmarks.sizes.filter { size in list.contains { abs($0 - size.people * size.days) * 10 < size.people * size.days } } }
+            try PeerBenchmarks.run(
+                runs: runs, sizes: chosen ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes), data: "benchmarks/peers",
+                rulesDirectory: "rules/examples/peers")
         default: break
         }
     }

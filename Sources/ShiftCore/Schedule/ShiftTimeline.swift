@@ -1,0 +1,66 @@
+/// A shift placed in time: its reference (date, id, type) and the real instants it occupies.
+public struct TimedShift: Hashable, Sendable {
+    public var id: ShiftID
+    public var type: ShiftTypeID
+    /// The calendar date the shift starts on.
+    public var date: LocalDate
+    /// Start and end, UTC seconds since 1970, computed in the store's time zone (half-open).
+    public var start: Int64
+    public var end: Int64
+
+    public init(id: ShiftID, type: ShiftTypeID, date: LocalDate, start: Int64, end: Int64) {
+        self.id = id
+        self.type = type
+        self.date = date
+        self.start = start
+        self.end = end
+    }
+
+    /// Timeline order: by start instant, then by id (two shifts starting together, a double
+    /// booking, keep a stable order).
+    public static func timelineOrder(_ a: TimedShift, _ b: TimedShift) -> Bool {
+        a.start != b.start ? a.start < b.start : a.id < b.id
+    }
+}
+
+extension Schedule {
+    /// A person's shifts in time order (start, then id) with their real start and end instants:
+    /// what a sweep over one person's roster reads (rest between consecutive shifts, overlaps,
+    /// shifts per day). `from`/`to` limit the dates (inclusive); without them, every shift.
+    ///
+    /// Cost: one walk over the person's date-sorted index; a shift type is looked up only when
+    /// it changes from one shift to the next, and no shift is read.
+    public func timeline(of person: PersonID, from: LocalDate? = nil, to: LocalDate? = nil) -> [TimedShift] {
+        let refs: [ShiftReference]
+        if source == nil, from == nil, to == nil {
+            refs = index.byPerson[person] ?? []
+        } else {
+            guard let range = shiftDateRange else { return [] }
+            refs = shiftReferences(of: person, from: max(from ?? range.lowerBound, range.lowerBound), to: min(to ?? range.upperBound, range.upperBound))
+        }
+        guard !refs.isEmpty else { return [] }
+        var result: [TimedShift] = []
+        result.reserveCapacity(refs.count)
+        var lastType: ShiftTypeID?
+        var minutes = (start: 0, end: 0)
+        var sorted = true
+        for ref in refs {
+            if ref.type != lastType {
+                lastType = ref.type
+                // A stored schedule never holds a shift of an unknown type; a proposed one is
+                // checked for that before any rule runs. Such a shift would take no time.
+                minutes = shiftTypeStore[ref.type]?.duration.minuteRange ?? (0, 0)
+            }
+            let start = zone.instant(of: ref.date, minutes: minutes.start)
+            let end = zone.instant(of: ref.date, minutes: minutes.end)
+            let shift = TimedShift(id: ref.id, type: ref.type, date: ref.date, start: start, end: end)
+            if sorted, let previous = result.last, !TimedShift.timelineOrder(previous, shift) { sorted = false }
+            result.append(shift)
+        }
+        // The index is by date then id; within a date, shifts of different types can start in
+        // another order (across dates the order of starts already holds).
+        if !sorted { result.sort(by: TimedShift.timelineOrder) }
+        return result
+    }
+
+}

@@ -1,0 +1,82 @@
+import LuaHost
+import ShiftCore
+
+/// The person phase of `validate` (`validate_person(person, shifts, report, params)`): one
+/// person's shifts in time order, handed to Lua as a timeline whose columns (`starts`, `ends`,
+/// `days`, …) are plain arrays made on first read, and whose elements (`shifts[i]`) are the
+/// usual read-only shift views, made only when a rule asks for one.
+///
+/// Each call gets fresh tables: a rule that writes into its arrays changes nothing another rule
+/// sees. The timelines live for one evaluation, like views.
+extension LuaScheduleAPI {
+    /// The columns a timeline offers, in the order error messages list them.
+    static let timelineColumns = ["starts", "ends", "minutes", "days", "dates", "types", "ids"]
+
+    /// Registers a person's timeline for this evaluation; returns the handle the driver passes back.
+    func registerTimeline(_ shifts: [TimedShift]) -> Int64 {
+        timelines.append(shifts)
+        return generation << 32 | Int64(timelinesDropped + timelines.count - 1)
+    }
+
+    /// Forgets the timelines handed out so far (the person phase does this after each group of
+    /// people, so a whole schedule is never held twice); their handles go stale.
+    func dropTimelines() {
+        timelinesDropped += timelines.count
+        timelines.removeAll(keepingCapacity: true)
+    }
+
+    func makeTimelineFunctions() throws -> (column: LuaValue, shift: LuaValue) {
+        let column = try runtime.makeFunction(name: "timeline column") { [unowned self] args in
+            let shifts = try timeline(args)
+            guard case let .string(name) = try args.value(1) else { throw LuaScriptError("timeline fields are named by strings") }
+            return [try timelineColumn(name, shifts)]
+        }
+        let shift = try runtime.makeFunction(name: "timeline shift") { [unowned self] args in
+            let shifts = try timeline(args)
+            guard let index = try args.value(1).integerValue, index >= 1, index <= shifts.count else { return [.nil] }
+            guard let stored = try box(.after).schedule.shift(shifts[Int(index) - 1].id) else { throw LuaScriptError("the shift no longer exists") }
+            return [view(stored, .after)]
+        }
+        return (.function(column), .function(shift))
+    }
+
+    private func timeline(_ args: LuaArguments) throws -> [TimedShift] {
+        let handle = try args.integer(0)
+        let index = Int(handle & 0xFFFF_FFFF) - timelinesDropped
+        guard handle >> 32 == generation, index >= 0, index < timelines.count else {
+            throw LuaScriptError("stale timeline: it is only valid during the call that received it")
+        }
+        return timelines[index]
+    }
+
+    private func timelineColumn(_ name: String, _ shifts: [TimedShift]) throws -> LuaValue {
+        let values: [LuaValue]
+        switch name {
+        case "starts": values = shifts.map { .integer($0.start) }
+        case "ends": values = shifts.map { .integer($0.end) }
+        case "minutes": values = shifts.map { .integer(($0.end - $0.start) / 60) }
+        case "days": values = shifts.map { .integer(Int64($0.date.dayNumber)) }
+        case "dates":
+            var last: (LocalDate, LuaValue)?
+            values = shifts.map { shift in
+                if let last, last.0 == shift.date { return last.1 }
+                let text = LuaValue.string(shift.date.description)
+                last = (shift.date, text)
+                return text
+            }
+        case "types":
+            let schedule = try box(.after).schedule
+            var symbols: [ShiftTypeID: LuaValue] = [:]
+            values = shifts.map { shift in
+                if let known = symbols[shift.type] { return known }
+                let symbol = LuaValue.string(schedule.shiftType(shift.type)?.symbol ?? "")
+                symbols[shift.type] = symbol
+                return symbol
+            }
+        case "ids": values = shifts.map { .string($0.id.description) }
+        default:
+            throw LuaScriptError("a timeline has no field '\(name)' (n, \(Self.timelineColumns.joined(separator: ", ")), and shifts[i] for the i-th shift)")
+        }
+        return .table(LuaTable(array: values))
+    }
+}
