@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "CLua"]),
         .testTarget(name: "ShiftCoreTests", dependencies: ["ShiftCore"]),
         .testTarget(
-            name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage"],
+            name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage", "ShiftInterop"],
             exclude: ["Fixtures"]  // hostile Lua scripts, read by path
         ),
         .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "shiftctl", .product(name: "GRDB", package: "GRDB.swift")]),

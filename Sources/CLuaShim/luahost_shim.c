@@ -246,6 +246,17 @@ static void push_one(lua_State *L, const lh_tape *t, int32_t *pos, int depth) {
             }
             break;
         }
+        case LH_INTARRAY: {
+            const int64_t *items = (const int64_t *)(const void *)(t->arena + v->i);
+            if (v->len > (size_t)INT_MAX) luaL_error(L, "array too long");
+            int n = (int)v->len;
+            lua_createtable(L, n, 0);
+            for (int j = 0; j < n; j++) {
+                lua_pushinteger(L, (lua_Integer)items[j]);
+                lua_rawseti(L, -2, j + 1);
+            }
+            break;
+        }
         default: luaL_error(L, "invalid value kind %d", (int)v->kind);
     }
 }

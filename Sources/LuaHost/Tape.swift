@@ -110,6 +110,11 @@ final class Tape {
             append(lh_value(kind: Int32(LH_REF), aux: 0, i: Int64(r.ref), n: 0, s: nil, len: 0))
         case .object(let o):
             append(lh_value(kind: Int32(LH_OBJECT), aux: o.classID.rawValue, i: o.id, n: 0, s: nil, len: 0))
+        case .integers(let list):
+            // Copied into the arena (8-byte aligned), pushed by C in one loop.
+            arenaCount = (arenaCount + 7) & ~7
+            let offset = list.withUnsafeBytes { appendBytes($0) }
+            append(lh_value(kind: Int32(LH_INTARRAY), aux: 0, i: Int64(offset), n: 0, s: nil, len: list.count))
         case .table(let t):
             guard depth < maxDepth else {
                 throw LuaHostError.invalidValue(reason: "table nested deeper than \(maxDepth) levels")

@@ -26,10 +26,15 @@ extension LuaScheduleAPI {
     }
 
     func makeTimelineFunctions() throws -> (column: LuaValue, shift: LuaValue) {
+        // Returns (column) or (nil, problem): the driver raises the problem at the rule's line.
         let column = try runtime.makeFunction(name: "timeline column") { [unowned self] args in
-            let shifts = try timeline(args)
-            guard case let .string(name) = try args.value(1) else { throw LuaScriptError("timeline fields are named by strings") }
-            return [try timelineColumn(name, shifts)]
+            do {
+                let shifts = try timeline(args)
+                guard case let .string(name) = try args.value(1) else { throw LuaScriptError("timeline fields are named by strings") }
+                return [try timelineColumn(name, shifts)]
+            } catch let error as LuaScriptError {
+                return [.nil, .string(error.message)]
+            }
         }
         let shift = try runtime.makeFunction(name: "timeline shift") { [unowned self] args in
             let shifts = try timeline(args)
@@ -52,10 +57,10 @@ extension LuaScheduleAPI {
     private func timelineColumn(_ name: String, _ shifts: [TimedShift]) throws -> LuaValue {
         let values: [LuaValue]
         switch name {
-        case "starts": values = shifts.map { .integer($0.start) }
-        case "ends": values = shifts.map { .integer($0.end) }
-        case "minutes": values = shifts.map { .integer(($0.end - $0.start) / 60) }
-        case "days": values = shifts.map { .integer(Int64($0.date.dayNumber)) }
+        case "starts": return .integers(shifts.map(\.start))
+        case "ends": return .integers(shifts.map(\.end))
+        case "minutes": return .integers(shifts.map { ($0.end - $0.start) / 60 })
+        case "days": return .integers(shifts.map { Int64($0.date.dayNumber) })
         case "dates":
             var last: (LocalDate, LuaValue)?
             values = shifts.map { shift in

@@ -20,14 +20,16 @@ enum Prelude {
     end
     local type, setmetatable, rawset = type, setmetatable, rawset
     -- people: a flat list (person view, timeline handle, shift count, …). Columns are fetched
-    -- on first read and kept in the rule's own table; shifts[i] is a view made on demand.
+    -- on first read and kept in the rule's own table; shifts[i] is a view made on demand. A bad
+    -- column name is raised here, at level 2: the message names the rule's own line.
     local function each_person(fn, people, report, params, column, shift_at)
       for i = 1, #people, 3 do
         local person, handle, n = people[i], people[i + 1], people[i + 2]
         local shifts = setmetatable({ n = n }, {
           __index = function(t, k)
             if type(k) == "number" then return shift_at(handle, k) end
-            local v = column(handle, k)
+            local v, problem = column(handle, k)
+            if problem ~= nil then error(problem, 2) end
             rawset(t, k, v)
             return v
           end,

@@ -33,6 +33,8 @@ extern "C" {
 #define LH_REF 9  /* tape only: value held in the registry, i = ref */
 #define LH_NEWTABLE 10  /* tape only: aux = array count, len = hash count; followed
                          by aux values, then len key/value pairs (preorder) */
+#define LH_INTARRAY 11  /* tape only: a new sequence of len integers stored (int64,
+                         8-byte aligned) at arena offset i */
 
 typedef struct lh_value {
     int32_t kind;

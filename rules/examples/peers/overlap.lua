@@ -36,10 +36,11 @@ return rule {
       local start, finish = starts[i], ends[i]
       if start < previous_end then
         local minutes = ((finish < previous_end and finish or previous_end) - start) // 60
+        local previous, shift = shifts[i - 1], shifts[i]
         report{
           message = ("%s works %s %s and %s %s at once (%d min)"):format(
-            person.name, shifts.dates[i - 1], shifts.types[i - 1], shifts.dates[i], shifts.types[i], minutes),
-          shift = shifts[i], related = shifts[i - 1], penalty = minutes,
+            person.name, previous.date, previous.type.symbol, shift.date, shift.type.symbol, minutes),
+          shift = shift, related = previous, penalty = minutes,
         }
       end
       previous_end = finish

@@ -29,11 +29,11 @@ return rule {
       if days[i + 1] == day then
         local last = i + 1
         while last < n and days[last + 1] == day do last = last + 1 end
-        local others = {}
+        local first, others = shifts[i], {}
         for j = i + 1, last do others[#others + 1] = shifts[j] end
         report{
-          message = ("%s has %d shifts starting on %s"):format(person.name, last - i + 1, shifts.dates[i]),
-          shift = shifts[i], related = others, penalty = 1,
+          message = ("%s has %d shifts starting on %s"):format(person.name, last - i + 1, first.date),
+          shift = first, related = others, penalty = 1,
         }
         i = last + 1
       else

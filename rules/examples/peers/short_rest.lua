@@ -44,10 +44,11 @@ return rule {
       local gap = starts[i] - previous_end
       if gap >= 0 and gap < rest then
         local short = (rest - gap) // 60
+        local previous, shift = shifts[i - 1], shifts[i]
         report{
           message = ("%s rests %d min between %s %s and %s %s (%d min short)"):format(
-            person.name, gap // 60, shifts.dates[i - 1], shifts.types[i - 1], shifts.dates[i], shifts.types[i], short),
-          shift = shifts[i], related = shifts[i - 1], penalty = short,
+            person.name, gap // 60, previous.date, previous.type.symbol, shift.date, shift.type.symbol, short),
+          shift = shift, related = previous, penalty = short,
         }
       end
       previous_end = ends[i]

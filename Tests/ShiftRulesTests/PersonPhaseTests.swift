@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import ShiftCore
+@testable import ShiftRules
+
+/// The person phase of `validate`: `validate_person(person, shifts, report, params)` over each
+/// person's timeline.
+@Suite struct PersonPhaseTests {
+    /// Bob: a night on the 2nd, then an early and a late on the 3rd (added late first); Carol: one
+    /// day shift; an open shift nobody works.
+    private func schedule() throws -> Schedule {
+        let w = World()
+        return try Schedule().applying(.batch([w.setup,
+            .scheduleShift(w.shift(1, w.night, "2026-03-02", w.bob)), .scheduleShift(w.shift(3, w.late, "2026-03-03", w.bob)),
+            .scheduleShift(w.shift(2, w.early, "2026-03-03", w.bob)), .scheduleShift(w.shift(4, w.day, "2026-03-03", w.carol)),
+            .scheduleShift(w.shift(5, w.day, "2026-03-04", nil)),
+        ])).schedule
+    }
+
+    private func validate(_ rule: String, _ schedule: Schedule, workers: Int = 1) throws -> [Violation] {
+        let folder = try RuleFolder(["x.lua": rule])
+        var configuration = RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })
+        configuration.workers = workers
+        return try RuleEngine(configuration).validate(schedule)
+    }
+
+    @Test func eachPersonGetsTheirShiftsInTimeOrderWithColumns() throws {
+        let violations = try validate(#"""
+            return rule { id = "x", summary = "s",
+              validate_person = function(person, shifts, report)
+                local parts = {}
+                for i = 1, shifts.n do
+                  parts[#parts + 1] = table.concat({ shifts.dates[i], shifts.types[i], shifts.starts[i], shifts.ends[i],
+                    shifts.minutes[i], shifts.days[i], shifts.ids[i] == shifts[i].id and "id" or "?" }, " ")
+                end
+                report{ message = person.name .. " " .. #shifts .. ": " .. table.concat(parts, " | "), person = person }
+              end }
+            """#, try schedule())
+        let noon2 = Int64(1_772_409_600) // 2026-03-02T00:00:00Z
+        #expect(violations.map(\.message) == [
+            "Bob 3: 2026-03-02 N \(noon2 + 19 * 3600) \(noon2 + 31 * 3600) 720 20514 id"
+                + " | 2026-03-03 E \(noon2 + 30 * 3600) \(noon2 + 38 * 3600) 480 20515 id"
+                + " | 2026-03-03 L \(noon2 + 38 * 3600) \(noon2 + 46 * 3600) 480 20515 id",
+            "Carol 1: 2026-03-03 D \(noon2 + 31 * 3600) \(noon2 + 43 * 3600) 720 20515 id",
+        ])
+    }
+
+    @Test func aRuleWithAPersonPhaseIsNotAlsoCheckedShiftByShift() throws {
+        let violations = try validate(#"""
+            return rule { id = "x", summary = "s", on = { "shift" },
+              check = function(change, schedule, report) report("check") end,
+              validate_person = function(person, shifts, report) report("person " .. person.name) end }
+            """#, try schedule())
+        #expect(violations.map(\.message) == ["person Bob", "person Carol"])
+    }
+
+    @Test func writingIntoItsColumnsChangesNothingAnotherRuleSees() throws {
+        let folder = try RuleFolder([
+            "a.lua": #"return rule { id = "a", summary = "s", validate_person = function(p, shifts) shifts.starts[1] = 0; rawset(shifts, "n", 0) end }"#,
+            "b.lua": #"return rule { id = "b", summary = "s", validate_person = function(p, shifts, report) report(p.name .. " " .. shifts.n .. " " .. shifts.starts[1]) end }"#,
+        ])
+        let violations = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })).validate(try schedule())
+        #expect(violations.map(\.message) == ["Bob 3 \(1_772_409_600 + 19 * 3600)", "Carol 1 \(1_772_409_600 + 31 * 3600)"])
+    }
+
+    @Test func anUnknownColumnOrAKeptTimelineIsAClearError() throws {
+        let unknown = #"return rule { id = "x", summary = "s", validate_person = function(p, shifts) local _ = shifts.hours end }"#
+        #expect { try validate(unknown, try schedule()) } throws: { error in
+            "\(error)".contains("a timeline has no field 'hours' (n, starts, ends, minutes, days, dates, types, ids") && "\(error)".contains("x.lua:1:")
+        }
+        // A timeline kept past its evaluation (in an upvalue) is stale in the next one.
+        let folder = try RuleFolder(["x.lua": #"""
+            local first
+            return rule { id = "x", summary = "s", validate_person = function(p, shifts)
+              if first == nil then first = shifts elseif p.name == "Bob" then local _ = first.days end
+            end }
+            """#])
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow }))
+        _ = try engine.validate(try schedule())
+        #expect { try engine.validate(try schedule()) } throws: { error in "\(error)".contains("stale timeline") && "\(error)".contains("x.lua:3:") }
+    }
+
+    @Test func shiftsOutOfRangeAreNil() throws {
+        let violations = try validate(#"""
+            return rule { id = "x", summary = "s", validate_person = function(p, shifts, report)
+              report(tostring(shifts[0]) .. " " .. tostring(shifts[shifts.n + 1]) .. " " .. tostring(shifts[1.5]) .. " " .. shifts[1].type.symbol)
+            end }
+            """#, try schedule())
+        #expect(violations.first?.message == "nil nil nil N")
+    }
+
+    @Test func aRuleNeedsOneOfItsFunctionsAndTheyMustBeFunctions() throws {
+        #expect(throws: RuleError.self) { try validate(#"return rule { id = "x", summary = "s", validate_person = 3 }"#, try schedule()) }
+        let folder = try RuleFolder(["x.lua": #"return rule { id = "x", summary = "s", validate_person = function() end }"#])
+        let info = try RuleEngine(RuleEngineConfiguration(directories: [folder.path])).rules
+        #expect(info.first?.hasPersonPhase == true && info.first?.hasValidatePhase == false)
+    }
+
+    /// Enough people and shifts for the phase to be split over states: the same report, in the
+    /// same order.
+    @Test func severalStatesGiveTheSameReport() throws {
+        let w = World()
+        var mutations: [Mutation] = [w.setup]
+        var n = 0
+        for p in 0..<60 {
+            let person = Person(id: PersonID(uuid(7000 + p)), displayName: "P\(p)")
+            mutations.append(.addPerson(person))
+            for day in 0..<40 where (day + p) % 5 != 0 {
+                n += 1
+                let type = [w.early, w.late, w.night, w.day][(day / 3 + p) % 4]
+                mutations.append(.scheduleShift(ScheduledShift(id: ShiftID(uuid(200_000 + n)), shiftTypeID: type.id,
+                                                               date: date("2026-03-02").adding(days: day), personID: person.id)))
+            }
+        }
+        let schedule = try Schedule().applying(.batch(mutations)).schedule
+        #expect(schedule.shiftCount >= RuleEngine.parallelThreshold)
+        let rules = stockRules + "/examples/peers"
+        func engine(_ workers: Int) throws -> RuleEngine {
+            var configuration = RuleEngineConfiguration(directories: [rules], now: { fixedNow })
+            configuration.workers = workers
+            return try RuleEngine(configuration)
+        }
+        let one = try engine(1).validate(schedule)
+        #expect(one.count > 50)
+        #expect(try engine(2).validate(schedule) == one)
+        #expect(try engine(3).validate(schedule) == one)
+    }
+
+    @Test func weightedSlicesCoverEverythingInOrder() {
+        for weights in [[], [5], [1, 1, 1, 1], [100, 1, 1, 1, 1], [3, 9, 2, 7, 1, 1, 8]] {
+            for workers in 1...4 {
+                let slices = RuleEngine.slices(weights, workers: workers)
+                #expect(slices.reduce(0) { $0 + $1.count } == weights.count)
+                #expect(slices.count <= max(1, workers))
+                #expect(zip(slices, slices.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+            }
+        }
+    }
+}
