@@ -312,6 +312,41 @@ import Testing
         #expect(github.stdout.contains("::2026-03-02 Alice D: "))
     }
 
+    @Test func validateLimitsTheListAndReportsItsSteps() throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        var schedule = try sandbox.schedule()
+        let alice = try #require(schedule.people.first { $0.displayName == "Alice" })
+        let day = try #require(schedule.shiftType(symbol: "D"))
+        let shifts = (0..<3).flatMap { offset in
+            (0..<2).map { _ in ScheduledShift(id: ShiftID(UUID()), shiftTypeID: day.id, date: LocalDate("2026-03-02")!.adding(days: 2 * offset), personID: alice.id) }
+        }
+        schedule = try Schedule(settings: schedule.settings, locations: schedule.locations, shiftTypes: schedule.shiftTypes, people: schedule.people, shifts: shifts)
+        try JSONFileRepository(path: sandbox.store).write(StoreFileCodec.encode(schedule))
+
+        let all = try json(try sandbox.run("validate", "--format", "json").stdout)
+        let total = try #require(all["violations"] as? [Any]).count
+        #expect(total >= 3 && all["omitted"] as? Int == 0)
+        let one = try json(try sandbox.run("validate", "--format", "json", "--limit", "1", "--score").stdout)
+        #expect((one["violations"] as? [Any])?.count == 1)
+        #expect(one["omitted"] as? Int == total - 1)
+        #expect(one["errors"] as? Int == all["errors"] as? Int, "the counts cover every violation")
+        #expect(one["stats"] == nil)
+
+        let none = try sandbox.run("validate", "--limit", "0", "--stats")
+        #expect(none.status == 1)
+        #expect(!none.stdout.contains("no_double_booking"))
+        #expect(none.stdout.contains("… and \(total) more (--limit)"), "\(none.stdout)")
+        #expect(none.stdout.contains("stats: 6 shifts, "), "\(none.stdout)")
+        let stats = try #require(try json(try sandbox.run("validate", "--stats", "--format", "json").stdout)["stats"] as? [String: Any])
+        #expect(stats["shifts"] as? Int == 6)
+        for key in ["loadSeconds", "rulesSeconds", "checkSeconds", "reportSeconds"] { #expect(stats[key] is Double, "\(key)") }
+
+        let negative = try sandbox.run("validate", "--limit=-1")
+        #expect(negative.status == 2)
+        #expect(negative.stderr.contains("--limit must be 0 or more"), "\(negative.stderr)")
+    }
+
     @Test func aBrokenRuleScriptIsReportedWithItsFile() throws {
         let sandbox = try Sandbox.withTeam()
         defer { sandbox.remove() }

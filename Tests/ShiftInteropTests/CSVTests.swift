@@ -72,4 +72,41 @@ import Testing
         let records = try CSV.parse(CSV.record(["x", value, "y"]))
         #expect(records.map(\.fields) == [["x", value, "y"]])
     }
+
+    @Test func aTimedRosterBecomesShiftTypesPeopleAndOrderedIDs() throws {
+        let text = """
+            shift_id,person,date,start_iso,end_iso
+            2,P0002,2025-01-01,2025-01-01T22:00:00,2025-01-02T06:00:00
+            10,P0001,2025-01-01,2025-01-01T06:00:00,2025-01-01T14:00:00
+            3,P0001,2025-01-02,2025-01-02T06:30:00,2025-01-02T14:15:00
+
+            """
+        let schedule = try TimedRosterCSV.schedule(from: Data(text.utf8))
+        #expect(schedule.settings.timeZoneIdentifier == "UTC")
+        #expect(schedule.shiftTypes.map(\.symbol) == ["06-14", "22-06", "T3"])
+        #expect(schedule.shiftTypes.map(\.duration.description).sorted() == ["06:00-14:00", "06:30-14:15", "22:00-06:00"])
+        #expect(schedule.people.map(\.displayName) == ["P0001", "P0002"])
+        #expect(TimedRosterCSV.shiftID(3) < TimedRosterCSV.shiftID(10) && TimedRosterCSV.shiftID(10) < TimedRosterCSV.shiftID(256))
+        let night = try #require(schedule.shift(TimedRosterCSV.shiftID(2)))
+        #expect(schedule.interval(of: night)?.minutes == 480)
+    }
+
+    @Test func aBadTimedRosterNamesTheLineAndField() {
+        let header = TimedRosterCSV.header + "\n"
+        let cases: [(String, String)] = [
+            ("shift_id,person,date\n", "line 1: the header must be"),
+            (header + "1,P1,2025-01-01,2025-01-01T06:00:00\n", "line 2: 4 fields, the header has 5"),
+            (header + "x,P1,2025-01-01,2025-01-01T06:00:00,2025-01-01T14:00:00\n", "line 2: shift_id: 'x'"),
+            (header + "1,P1,2025-02-30,2025-02-30T06:00:00,2025-02-30T14:00:00\n", "line 2: date: '2025-02-30'"),
+            (header + "1,P1,2025-01-01,2025-01-02T06:00:00,2025-01-02T14:00:00\n", "line 2: start_iso"),
+            (header + "1,P1,2025-01-01,2025-01-01T06:00:00,2025-01-01T05:00:00\n", "line 2: end_iso"),
+            (header + "1,P1,2025-01-01,2025-01-01T24:00:00,2025-01-02T05:00:00\n", "line 2: start_iso"),
+            (header + "1,,2025-01-01,2025-01-01T06:00:00,2025-01-01T14:00:00\n", "line 2: person: empty"),
+        ]
+        for (text, message) in cases {
+            #expect { try TimedRosterCSV.schedule(from: Data(text.utf8)) } throws: { "\($0)".contains(message) }
+        }
+        let duplicate = header + "1,P1,2025-01-01,2025-01-01T06:00:00,2025-01-01T14:00:00\n1,P2,2025-01-01,2025-01-01T06:00:00,2025-01-01T14:00:00\n"
+        #expect(throws: ImportFailure.self) { try TimedRosterCSV.schedule(from: Data(duplicate.utf8)) }
+    }
 }
