@@ -283,7 +283,7 @@ extension LuaScheduleAPI {
     private func interval(_ value: LuaValue, _ schedule: Schedule) throws -> InstantInterval {
         switch value {
         case let .object(object):
-            guard case let .shift(shift, side) = try target(object),
+            guard let (shift, side) = try fullShift(try target(object)),
                   let span = (side == .after ? schedule : try self.schedule(side)).interval(of: shift) else {
                 throw LuaScriptError("shifts: overlapping expects a shift or { starts_at = …, ends_at = … }")
             }

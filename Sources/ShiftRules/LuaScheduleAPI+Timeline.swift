@@ -13,8 +13,8 @@ extension LuaScheduleAPI {
     static let timelineColumns = ["starts", "ends", "minutes", "days", "dates", "types", "ids"]
 
     /// Registers a person's timeline for this evaluation; returns the handle the driver passes back.
-    func registerTimeline(_ shifts: [TimedShift]) -> Int64 {
-        timelines.append(shifts)
+    func registerTimeline(_ person: PersonID, _ shifts: [TimedShift]) -> Int64 {
+        timelines.append((person, shifts))
         return generation << 32 | Int64(timelinesDropped + timelines.count - 1)
     }
 
@@ -29,7 +29,7 @@ extension LuaScheduleAPI {
         // Returns (column) or (nil, problem): the driver raises the problem at the rule's line.
         let column = try runtime.makeFunction(name: "timeline column") { [unowned self] args in
             do {
-                let shifts = try timeline(args)
+                let shifts = try timeline(args).shifts
                 guard case let .string(name) = try args.value(1) else { throw LuaScriptError("timeline fields are named by strings") }
                 return [try timelineColumn(name, shifts)]
             } catch let error as LuaScriptError {
@@ -37,15 +37,14 @@ extension LuaScheduleAPI {
             }
         }
         let shift = try runtime.makeFunction(name: "timeline shift") { [unowned self] args in
-            let shifts = try timeline(args)
+            let (person, shifts) = try timeline(args)
             guard let index = try args.value(1).integerValue, index >= 1, index <= shifts.count else { return [.nil] }
-            guard let stored = try box(.after).schedule.shift(shifts[Int(index) - 1].id) else { throw LuaScriptError("the shift no longer exists") }
-            return [view(stored, .after)]
+            return [view(timed: shifts[Int(index) - 1], of: person)]
         }
         return (.function(column), .function(shift))
     }
 
-    private func timeline(_ args: LuaArguments) throws -> [TimedShift] {
+    private func timeline(_ args: LuaArguments) throws -> (person: PersonID, shifts: [TimedShift]) {
         let handle = try args.integer(0)
         let index = Int(handle & 0xFFFF_FFFF) - timelinesDropped
         guard handle >> 32 == generation, index >= 0, index < timelines.count else {

@@ -14,8 +14,12 @@ final class LuaScheduleAPI {
     enum Target {
         /// A change, with the views of its entity before and after made up front (every rule
         /// reads `change.after`; this way the read is a lookup, not a hash per read).
-        case change(Change, validating: Bool, before: LuaValue, after: LuaValue)
+        /// (Boxed: a change is big, and every view pays for the largest case.)
+        indirect case change(Change, validating: Bool, before: LuaValue, after: LuaValue)
         case shift(ScheduledShift, Side)
+        /// A shift of a person's timeline (after side): date, type and times are at hand; the
+        /// shift itself is read only for the fields the timeline lacks (notes, attributes…).
+        case timed(TimedShift, PersonID)
         case person(PersonID, Side)
         case shiftType(ShiftTypeID, Side)
         case location(LocationID, Side)
@@ -53,7 +57,7 @@ final class LuaScheduleAPI {
     // Per-evaluation state.
     private(set) var generation: Int64 = 0
     /// The person timelines handed out in this evaluation (see LuaScheduleAPI+Timeline).
-    var timelines: [[TimedShift]] = []
+    var timelines: [(person: PersonID, shifts: [TimedShift])] = []
     /// Timelines dropped earlier in this evaluation (handles keep counting, so an old one is stale).
     var timelinesDropped = 0
     /// The schedules being evaluated, boxed so that field reads borrow them instead of copying
@@ -61,6 +65,13 @@ final class LuaScheduleAPI {
     final class ScheduleBox {
         let schedule: Schedule
         init(_ schedule: Schedule) { self.schedule = schedule }
+        // Lookups made here read the schedule in place; `box.schedule.person(id)` at a call
+        // site copies the whole value (a dozen reference counts) for every field read.
+        func person(_ id: PersonID) -> Person? { schedule.person(id) }
+        func shiftType(_ id: ShiftTypeID) -> ShiftType? { schedule.shiftType(id) }
+        func location(_ id: LocationID) -> Location? { schedule.location(id) }
+        func shift(_ id: ShiftID) -> ScheduledShift? { schedule.shift(id) }
+        var settings: StoreSettings { schedule.settings }
     }
 
     private var afterBox: ScheduleBox?
@@ -199,6 +210,36 @@ final class LuaScheduleAPI {
         }
     }
 
+    /// The view of a timeline's shift (see `Target.timed`).
+    func view(timed shift: TimedShift, of person: PersonID) -> LuaValue {
+        let key = ShiftViewKey(id: shift.id, side: .after)
+        if let index = shiftViews[key] { return object(shiftClass, index) }
+        let index = targets.count
+        targets.append(.timed(shift, person))
+        shiftViews[key] = index
+        return object(shiftClass, index)
+    }
+
+    /// The shift behind a shift view, read in full, and its side.
+    func fullShift(_ target: Target) throws -> (ScheduledShift, Side)? {
+        switch target {
+        case let .shift(shift, side): return (shift, side)
+        case let .timed(timed, _):
+            guard let shift = try box(.after).shift(timed.id) else { throw LuaScriptError("the shift no longer exists") }
+            return (shift, .after)
+        default: return nil
+        }
+    }
+
+    /// Id, person and date of a shift view, without reading the shift.
+    func shiftSummary(_ target: Target) -> (id: ShiftID, person: PersonID?, date: LocalDate)? {
+        switch target {
+        case let .shift(shift, _): (shift.id, shift.personID, shift.date)
+        case let .timed(timed, person): (timed.id, person, timed.date)
+        default: nil
+        }
+    }
+
     func view(person id: PersonID, _ side: Side = .after) -> LuaValue {
         entityView(.person(id, side), classID: personClass) { .person(id, side) }
     }
@@ -253,11 +294,14 @@ final class LuaScheduleAPI {
             }
         }
         shiftClass = try runtime.registerClass(name: "Shift") { [unowned self] object, key in
-            guard case let .shift(shift, side) = try target(object) else { throw LuaScriptError("not a shift") }
-            return try shiftField(shift, side, key)
+            switch try target(object) {
+            case let .shift(shift, side): return try shiftField(shift, side, key)
+            case let .timed(timed, person): return try timedField(timed, person, key)
+            default: throw LuaScriptError("not a shift")
+            }
         }
         personClass = try runtime.registerClass(name: "Person") { [unowned self] object, key in
-            guard case let .person(id, side) = try target(object), let person = try box(side).schedule.person(id) else {
+            guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
                 throw LuaScriptError("person no longer exists")
             }
             switch try fieldName(key, "person") {
@@ -268,7 +312,7 @@ final class LuaScheduleAPI {
             }
         }
         typeClass = try runtime.registerClass(name: "ShiftType") { [unowned self] object, key in
-            guard case let .shiftType(id, side) = try target(object), let type = try box(side).schedule.shiftType(id) else {
+            guard case let .shiftType(id, side) = try target(object), let type = try box(side).shiftType(id) else {
                 throw LuaScriptError("shift type no longer exists")
             }
             let (start, end) = type.duration.minuteRange
@@ -289,7 +333,7 @@ final class LuaScheduleAPI {
             }
         }
         locationClass = try runtime.registerClass(name: "Location") { [unowned self] object, key in
-            guard case let .location(id, side) = try target(object), let location = try box(side).schedule.location(id) else {
+            guard case let .location(id, side) = try target(object), let location = try box(side).location(id) else {
                 throw LuaScriptError("location no longer exists")
             }
             switch try fieldName(key, "location") {
@@ -304,7 +348,7 @@ final class LuaScheduleAPI {
             let side = try side(ofSchedule: object)
             let name = try fieldName(key, "schedule")
             if let method = methods[name] { return method }
-            let settings = try box(side).schedule.settings
+            let settings = try box(side).settings
             switch name {
             case "time_zone": return .string(settings.timeZoneIdentifier)
             case "week_start": return .integer(Int64(settings.weekStart.rawValue))
@@ -384,6 +428,24 @@ final class LuaScheduleAPI {
         }
     }
 
+    /// A timeline shift's field: most come from the timeline; the rest read the shift.
+    private func timedField(_ shift: TimedShift, _ person: PersonID, _ key: LuaValue) throws -> LuaValue {
+        switch try fieldName(key, "shift") {
+        case "id": return .string(shift.id.description)
+        case "date": return .string(shift.date.description)
+        case "type": return view(type: shift.type, .after)
+        case "person": return view(person: person, .after)
+        case "person_id": return .string(person.description)
+        case "starts_at": return .integer(shift.start)
+        case "ends_at": return .integer(shift.end)
+        case "minutes": return .integer((shift.end - shift.start) / 60)
+        case "hours": return .number(Double(shift.end - shift.start) / 3600)
+        default:
+            guard let (full, side) = try fullShift(.timed(shift, person)) else { throw LuaScriptError("not a shift") }
+            return try shiftField(full, side, key)
+        }
+    }
+
     private func interval(_ shift: ScheduledShift, _ schedule: Schedule) throws -> InstantInterval {
         guard let span = schedule.interval(of: shift) else { throw LuaScriptError("the shift's type no longer exists") }
         return span
@@ -431,9 +493,9 @@ final class LuaScheduleAPI {
             guard let amount = value.numberValue, amount.isFinite else { throw LuaScriptError("report: penalty must be a number") }
             result.penalty = amount
         }
-        if case let .object(object) = table["shift"], case let .shift(shift, _) = try target(object) {
+        if case let .object(object) = table["shift"], let shift = shiftSummary(try target(object)) {
             result.shiftID = shift.id
-            result.personID = shift.personID
+            result.personID = shift.person
             result.date = shift.date
         } else if !table["shift"].isNil {
             throw LuaScriptError("report: 'shift' must be a shift view")
@@ -443,10 +505,10 @@ final class LuaScheduleAPI {
         switch table["related"] {
         case .nil: break
         case let .object(object):
-            if case let .shift(shift, _) = try target(object) { result.related = [shift.id] }
+            if let shift = shiftSummary(try target(object)) { result.related = [shift.id] }
         case let .table(list):
             for item in list.array {
-                guard case let .object(object) = item, case let .shift(shift, _) = try target(object) else {
+                guard case let .object(object) = item, let shift = shiftSummary(try target(object)) else {
                     throw LuaScriptError("report: 'related' must be a shift view or a list of them")
                 }
                 result.related.append(shift.id)
@@ -506,7 +568,7 @@ final class LuaScheduleAPI {
     func shiftID(_ value: LuaValue, _ what: String) throws -> ShiftID {
         switch value {
         case let .object(object):
-            guard case let .shift(shift, _) = try target(object) else { throw LuaScriptError("\(what): expected a shift") }
+            guard let shift = shiftSummary(try target(object)) else { throw LuaScriptError("\(what): expected a shift") }
             return shift.id
         case let .string(text):
             guard let id = ShiftID(text) else { throw LuaScriptError("\(what): '\(text)' is not a shift id") }

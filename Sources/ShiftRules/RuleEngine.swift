@@ -584,7 +584,7 @@ final class EngineState {
             for person in group.people {
                 let shifts = schedule.timeline(of: person)
                 list.append(api.view(person: person))
-                list.append(.integer(api.registerTimeline(shifts)))
+                list.append(.integer(api.registerTimeline(person, shifts)))
                 list.append(.integer(Int64(shifts.count)))
             }
             let people = phased.count > 1 ? try changeList(.table(LuaTable(array: list))) : .table(LuaTable(array: list))

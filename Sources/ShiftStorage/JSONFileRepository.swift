@@ -57,7 +57,7 @@ public final class JSONFileRepository: ScheduleRepository {
         guard fstat(fd, &info) == 0 else { throw StorageError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw StorageError.unreadable(path: path, reason: "not a regular file") }
         let bytes = try readAll(fd, size: Int(info.st_size))
-        let (schedule, version) = try StoreFileCodec.decode(bytes, path: path)
+        let (schedule, version) = try StoreFileCodec.decode(consume bytes, path: path)
         loadedVersion.withLock { $0 = version }
         return (schedule, Self.revision(of: info))
     }

@@ -7,8 +7,11 @@ extension StoreFileCodec {
     /// - Returns: the schedule and the version the file was written in.
     /// - Throws: `StorageError.corrupt` (with line and column) for bad JSON or bad values,
     ///   `.unsupportedVersion` for a newer file, `.invalidContent` for broken invariants.
-    public static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> (schedule: Schedule, version: Int) {
-        try bytes.withUnsafeBufferPointer { buffer throws(StorageError) in
+    ///
+    /// The file's bytes are released before the schedule is built from the decoded entities, so
+    /// the peak memory holds the file or the schedule, not both (callers hand the bytes over).
+    public static func decode(_ bytes: consuming [UInt8], path: String) throws(StorageError) -> (schedule: Schedule, version: Int) {
+        let sections = try bytes.withUnsafeBufferPointer { buffer throws(StorageError) -> Sections in
             var reader = JSONReader(bytes: buffer, path: path)
             guard !reader.atEnd() else { throw reader.error("the file is empty") }
             guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
@@ -36,8 +39,11 @@ extension StoreFileCodec {
                 var sectionReader = JSONReader(rebasing: reader, at: offset)
                 try sections.read(key, &sectionReader)
             }
-            return (try sections.schedule(reader), sections.version!)
+            if sections.settings == nil, sections.version != 1 { throw reader.error("missing \"settings\"", at: 0) }
+            return sections
         }
+        _ = consume bytes
+        return (try sections.schedule(path: path), sections.version!)
     }
 
     /// The top-level sections of a store file as they are read.
@@ -89,16 +95,15 @@ extension StoreFileCodec {
             }
         }
 
-        func schedule(_ r: borrowing JSONReader) throws(StorageError) -> Schedule {
-            guard let settings = settings ?? (version == 1 ? StoreSettings(timeZoneIdentifier: "UTC") : nil) else {
-                throw r.error("missing \"settings\"", at: 0)
-            }
+        /// The schedule of the decoded sections (`settings` are there, or the version had none).
+        func schedule(path: String) throws(StorageError) -> Schedule {
+            let settings = settings ?? StoreSettings(timeZoneIdentifier: "UTC")
             do {
                 return try Schedule(
                     settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
                     demand: demand, availability: availability, changeLog: changeLog)
             } catch {
-                throw .invalidContent(path: r.path, reason: "\(error)")
+                throw .invalidContent(path: path, reason: "\(error)")
             }
         }
     }
