@@ -470,15 +470,34 @@ final class LuaScheduleAPI {
 
     private func report(_ args: LuaArguments) throws {
         guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
-        let spec = try args.value(0)
-        if case let .string(message) = spec {
+        guard args.isTable(0) else {
+            guard case let .string(message) = try args.value(0) else {
+                throw LuaScriptError("report expects a table: report{ message = \"…\", shift = s }")
+            }
             try sink(Report(message: message, related: []))
             return
         }
-        guard case let .table(table) = spec else { throw LuaScriptError("report expects a table: report{ message = \"…\", shift = s }") }
-        guard let message = table["message"].stringValue else { throw LuaScriptError("report: 'message' is required (a string)") }
+        // The fields are read straight from the table (no copy of it is made: a report is the
+        // one call a whole-schedule check makes per finding).
+        var message: String?
+        var fields: (severity: LuaValue, penalty: LuaValue, shift: LuaValue, person: LuaValue, date: LuaValue, related: LuaValue) =
+            (.nil, .nil, .nil, .nil, .nil, .nil)
+        try args.forEachEntry(0) { key, value in
+            guard case let .string(name) = key else { return }
+            switch name {
+            case "message": message = value.stringValue
+            case "severity": fields.severity = value
+            case "penalty": fields.penalty = value
+            case "shift": fields.shift = value
+            case "person": fields.person = value
+            case "date": fields.date = value
+            case "related": fields.related = value
+            default: break
+            }
+        }
+        guard let message else { throw LuaScriptError("report: 'message' is required (a string)") }
         var result = Report(message: message, related: [])
-        switch table["severity"] {
+        switch fields.severity {
         case .nil: break
         case let .string(text):
             guard let level = Violation.Severity(rawValue: text) else {
@@ -487,22 +506,22 @@ final class LuaScheduleAPI {
             result.severity = level
         default: throw LuaScriptError("report: severity must be a string")
         }
-        switch table["penalty"] {
+        switch fields.penalty {
         case .nil: break
         case let value:
             guard let amount = value.numberValue, amount.isFinite else { throw LuaScriptError("report: penalty must be a number") }
             result.penalty = amount
         }
-        if case let .object(object) = table["shift"], let shift = shiftSummary(try target(object)) {
+        if case let .object(object) = fields.shift, let shift = shiftSummary(try target(object)) {
             result.shiftID = shift.id
             result.personID = shift.person
             result.date = shift.date
-        } else if !table["shift"].isNil {
+        } else if !fields.shift.isNil {
             throw LuaScriptError("report: 'shift' must be a shift view")
         }
-        if !table["person"].isNil { result.personID = try personID(table["person"], "report: person") }
-        if !table["date"].isNil { result.date = try date(table["date"], "report: date") }
-        switch table["related"] {
+        if !fields.person.isNil { result.personID = try personID(fields.person, "report: person") }
+        if !fields.date.isNil { result.date = try date(fields.date, "report: date") }
+        switch fields.related {
         case .nil: break
         case let .object(object):
             if let shift = shiftSummary(try target(object)) { result.related = [shift.id] }

@@ -90,6 +90,25 @@ enum PeerBenchmarks {
         print()
     }
 
+    /// `shiftbench peers-lua --rules DIR [--sizes N]`: a profiling aid, not a figure of
+    /// BENCHMARKS.md. Whole-schedule validation of one cached roster with the given rules, in
+    /// process on one Lua state and on two (median of the runs), to weigh one change to a rule
+    /// or to the host at a time. Run `shiftbench peers` once first (it writes the rosters).
+    static func profile(runs: Int, size: Size, rulesDirectory: String) throws {
+        let csv = NSTemporaryDirectory() + "shiftbench-peers/roster_\(size.label).csv"
+        guard FileManager.default.fileExists(atPath: csv) else {
+            throw BenchmarkError(message: "no \(csv): run `shiftbench peers --sizes \(size.people * size.days)` first")
+        }
+        let schedule = try TimedRosterCSV.schedule(from: Data(contentsOf: URL(fileURLWithPath: csv)))
+        let rules = URL(fileURLWithPath: rulesDirectory).standardizedFileURL.path
+        let one = try engine(rules, workers: 1)
+        let two = try engine(rules, workers: 2)
+        var found = 0
+        let single = try measure(runs: runs) { found = try one.validate(schedule).count }
+        let parallel = try measure(runs: runs) { _ = try two.validate(schedule) }
+        print("\(rules) on roster \(size.label): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), 2 states \(formatTime(parallel.median)); \(found) violations")
+    }
+
     private static func engine(_ rules: String, workers: Int) throws -> RuleEngine {
         var configuration = RuleEngineConfiguration(directories: [rules])
         configuration.workers = workers

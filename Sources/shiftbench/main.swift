@@ -8,7 +8,8 @@
 // solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
 // import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
 // peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
-// Python reference checker; Lua against native Swift).
+// Python reference checker; Lua against native Swift). peers-lua --rules DIR is a profiling aid:
+// one cached roster validated in process with the given rules.
 // Without a suite, all run. `make bench` builds shiftctl too, which the cli suite runs.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
@@ -49,7 +50,7 @@ while !arguments.isEmpty {
     case "-h", "--help":
         print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         exit(0)
-    case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers": suites.append(argument)
+    case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua": suites.append(argument)
     default:
         FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite, peers)\n".utf8))
         exit(2)
@@ -84,6 +85,10 @@ do {
             try PeerBenchmarks.run(
                 runs: runs, sizes: chosen ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes), data: "benchmarks/peers",
                 rulesDirectory: "rules/examples/peers")
+        case "peers-lua":
+            let size = PeerBenchmarks.sizes.first { size in sizes?.contains { abs($0 - size.people * size.days) * 10 < size.people * size.days } ?? true }
+                ?? PeerBenchmarks.sizes[0]
+            try PeerBenchmarks.profile(runs: runs, size: sizes == nil ? PeerBenchmarks.sizes[2] : size, rulesDirectory: rulesDirectory)
         default: break
         }
     }
