@@ -3,6 +3,8 @@
 --
 -- A person's `min_rest_hours` attribute overrides the parameter. Overlapping shifts are left to
 -- no_double_booking; shifts that touch (one ends 14:00, the next starts 14:00) have 0 h of rest.
+-- `shiftctl validate` sweeps each person's shifts in time order (validate_person) and reports
+-- each pair too close together once, as the check would.
 local util = require("lib.util")
 
 return rule {
@@ -40,6 +42,31 @@ return rule {
     end
   end,
 
+  validate_person = function(person, shifts, report, params)
+    local n = shifts.n
+    if n < 2 then return end
+    local hours = util.number(person, "min_rest_hours", params.hours)
+    local rest = hours * 3600
+    local starts, ends = shifts.starts, shifts.ends
+    for i = 1, n - 1 do
+      local finish = ends[i]
+      local j = i + 1
+      -- In order of start: once a shift starts `rest` after this one ends, so do the rest.
+      while j <= n and starts[j] < finish + rest do
+        local gap = starts[j] - finish
+        if gap >= 0 then
+          local first, second = shifts[i], shifts[j]
+          report{
+            message = ("%s gets %.1f h of rest between %s and %s (at least %g h)")
+              :format(person.name, gap / 3600, util.when(first), util.when(second), hours),
+            shift = first, related = second,
+          }
+        end
+        j = j + 1
+      end
+    end
+  end,
+
   examples = {
     { name = "a late then an early shift leaves 8 h",
       given = { types = { L = "14:00-22:00", E = "06:00-14:00" }, people = { "Bob" }, shifts = { { "L", "2026-03-02", "Bob" } } },
@@ -60,6 +87,11 @@ return rule {
     { name = "the store can lower the parameter", params = { hours = 7 },
       given = { types = { L = "14:00-22:00", E = "06:00-14:00" }, people = { "Bob" }, shifts = { { "L", "2026-03-02", "Bob" } } },
       add = { "E", "2026-03-03", "Bob" }, expect = "pass" },
+    { name = "validate reports each short rest once, also between shifts that are not neighbours",
+      given = { types = { L = "14:00-22:00", E = "06:00-14:00", X = "06:00-08:00" }, people = { "Bob" },
+                shifts = { { "L", "2026-03-02", "Bob" }, { "X", "2026-03-03", "Bob" }, { "E", "2026-03-03", "Bob" } } },
+      -- L-X and L-E leave 8 h each; X and E overlap (no_double_booking's business).
+      validate = true, expect = "error", count = 2, message = "Bob gets 8.0 h of rest between L 14:00-22:00 on 2026-03-02 and E 06:00-14:00 on 2026-03-03" },
     { name = "across the autumn DST change 22:00 to 06:00 is 9 h",
       given = { zone = "Europe/Berlin", types = { L = "14:00-22:00", E = "06:00-14:00" }, people = { "Bob" },
                 shifts = { { "L", "2026-10-24", "Bob" } } },

@@ -3,6 +3,8 @@
 -- Shifts are compared by their real start and end instants in the store's time zone, as
 -- half-open intervals: a shift ending at 14:00 and one starting at 14:00 do not overlap.
 -- Overnight shifts (22:00-06:00) reach into the next day; all-day shifts cover the whole date.
+-- `shiftctl validate` sweeps each person's shifts in time order (validate_person) and reports
+-- each overlapping pair once, as the check would.
 local util = require("lib.util")
 
 return rule {
@@ -19,6 +21,22 @@ return rule {
         message = ("%s already works %s"):format(s.person.name, util.when(other)),
         shift = s, related = other,
       }
+    end
+  end,
+
+  validate_person = function(person, shifts, report)
+    local n = shifts.n
+    if n < 2 then return end
+    local starts, ends = shifts.starts, shifts.ends
+    for i = 1, n - 1 do
+      local finish = ends[i]
+      local j = i + 1
+      -- Shifts are in order of start: the first one starting after this one ends ends the scan.
+      while j <= n and starts[j] < finish do
+        local other = shifts[j]
+        report{ message = ("%s already works %s"):format(person.name, util.when(other)), shift = shifts[i], related = other }
+        j = j + 1
+      end
     end
   end,
 
@@ -50,6 +68,10 @@ return rule {
       given = { zone = "Europe/Berlin", types = { N = "22:00-07:00", E = "06:30-14:00" }, people = { "Bob" },
                 shifts = { { "N", "2026-03-28", "Bob" } } },
       add = { "E", "2026-03-29", "Bob" }, expect = "error" },
+    { name = "validate reports each overlapping pair of three once",
+      given = { types = { D = "07:00-19:00", N = "18:00-06:00", L = "12:00-20:00" }, people = { "Bob", "Carol" },
+                shifts = { { "D", "2026-03-02", "Bob" }, { "N", "2026-03-02", "Bob" }, { "L", "2026-03-02", "Bob" }, { "D", "2026-03-02", "Carol" } } },
+      validate = true, expect = "error", count = 3, message = "Bob already works N 18:00-06:00 on 2026-03-02" },
     { name = "validate reports each overlapping pair once",
       given = { types = { D = "07:00-19:00", N = "18:00-06:00" }, people = { "Bob" },
                 shifts = { { "D", "2026-03-02", "Bob" }, { "N", "2026-03-02", "Bob" } } },

@@ -18,6 +18,10 @@ public struct RuleEngineConfiguration: Sendable {
     /// How many Lua states may check a large batch or a whole schedule side by side (one per
     /// core by default). Extra states are made on first use, so a single change pays for one.
     public var workers: Int = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+    /// Whether `validate` runs a rule's person phase (`validate_person`) where it has one. Off,
+    /// every rule's `check` runs over each shift instead: the slow path the person phase must
+    /// agree with (the test suite compares the two).
+    public var personPhase = true
 
     public init(
         directories: [String], config: RulesConfig = RulesConfig(), now: @escaping @Sendable () -> Date = { Date() },
@@ -92,7 +96,7 @@ public final class RuleEngine: ScheduleValidator {
             }.flatMap { $0 }
         }
         var people: [Violation] = []
-        if rules.contains(where: { $0.hasPersonPhase && $0.enabled }) {
+        if configuration.personPhase, rules.contains(where: { $0.hasPersonPhase && $0.enabled }) {
             let groups = EngineState.personGroups(schedule)
             let slices = Self.slices(groups.map(\.shifts), workers: configuration.workers)
             people = try parallel(slices.count) { index, engine in
@@ -501,6 +505,10 @@ final class EngineState {
         return try body()
     }
 
+    private func hasPersonPhase(_ rule: LoadedRule) -> Bool {
+        rule.validatePerson != nil && configuration.personPhase
+    }
+
     private func enabled(_ rule: LoadedRule, only: String?) -> Bool {
         only.map { rule.id == $0 } ?? rule.info.enabled
     }
@@ -509,7 +517,7 @@ final class EngineState {
     /// shifts that have no person phase (which covers them).
     func perShiftRules(only: String?) -> [LoadedRule] {
         rules.filter { rule in
-            rule.check != nil && rule.validatePerson == nil && rule.triggers.contains(.shift) && enabled(rule, only: only)
+            rule.check != nil && !hasPersonPhase(rule) && rule.triggers.contains(.shift) && enabled(rule, only: only)
         }
     }
 
@@ -576,7 +584,7 @@ final class EngineState {
 
     /// `validate_person(person, shifts, report, params)` for each person of the groups.
     private func checkPeople(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws {
-        let phased = rules.filter { $0.validatePerson != nil && enabled($0, only: only) }
+        let phased = rules.filter { hasPersonPhase($0) && enabled($0, only: only) }
         guard !phased.isEmpty else { return }
         for group in groups {
             var list: [LuaValue] = []

@@ -137,3 +137,64 @@ import ShiftCore
         }
     }
 }
+
+/// The stock rules' person phases report exactly what their checks report shift by shift (the
+/// slow path, with a pair seen from both sides kept once), on random schedules.
+@Suite struct StockPersonPhaseEquivalenceTests {
+    static let rules = ["no_double_booking", "min_rest_between_shifts", "one_shift_per_day"]
+
+    private func engine(personPhase: Bool) throws -> RuleEngine {
+        var configuration = RuleEngineConfiguration(directories: [stockRules], now: { fixedNow })
+        configuration.personPhase = personPhase
+        configuration.workers = 1
+        return try RuleEngine(configuration)
+    }
+
+    /// People with and without a `min_rest_hours` attribute; day, night, early, late, short and
+    /// all-day types; up to three shifts a day; a time zone with a DST change in the period.
+    private func randomSchedule(seed: UInt64) throws -> Schedule {
+        var state = seed
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let types = [("D", "07:00-19:00"), ("N", "19:00-07:00"), ("E", "06:00-14:00"), ("L", "14:00-22:00"), ("S", "09:00-10:30"),
+                     ("V", "all-day"), ("X", "22:00-02:00")].enumerated().map { index, entry in
+            ShiftType(id: ShiftTypeID(uuid(40 + index)), symbol: entry.0, title: entry.0, duration: ShiftDuration(entry.1)!)
+        }
+        var mutations: [Mutation] = types.map(Mutation.addShiftType)
+        var people: [Person] = []
+        for p in 0..<6 {
+            let attributes: Attributes = p % 3 == 0 ? ["min_rest_hours": .number(Double(6 + p))] : [:]
+            people.append(Person(id: PersonID(uuid(60 + p)), displayName: "P\(p)", attributes: attributes))
+        }
+        mutations += people.map(Mutation.addPerson)
+        var n = 0
+        for day in 0..<28 {
+            for person in people {
+                for _ in 0..<next(4) {
+                    n += 1
+                    mutations.append(.scheduleShift(ScheduledShift(
+                        id: ShiftID(uuid(1_000 + n)), shiftTypeID: types[next(types.count)].id, date: date("2026-03-16").adding(days: day),
+                        personID: next(10) == 0 ? nil : person.id)))
+                }
+            }
+        }
+        return try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")).applying(.batch(mutations)).schedule
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64]) func samePairsAndMessagesAsTheChecks(seed: UInt64) throws {
+        let schedule = try randomSchedule(seed: seed)
+        func report(_ violations: [Violation]) -> [String] {
+            violations.filter { Self.rules.contains($0.ruleID) }
+                .map { "\($0.ruleID) \($0.severity) \($0.shiftID?.description ?? "-") \($0.relatedShiftIDs.map(\.description)) \($0.message)" }
+                .sorted()
+        }
+        let fast = report(try engine(personPhase: true).validate(schedule))
+        let slow = report(try engine(personPhase: false).validate(schedule))
+        #expect(Set(Self.rules).isSubset(of: Set(fast.map { String($0.prefix { $0 != " " }) })), "each rule finds something")
+        let onlyFast = fast.filter { !slow.contains($0) }
+        let onlySlow = slow.filter { !fast.contains($0) }
+        #expect(onlyFast.isEmpty && onlySlow.isEmpty && fast.count == slow.count, "only in the person phase: \(onlyFast.prefix(5)); only in the checks: \(onlySlow.prefix(5))")
+    }
+}
