@@ -198,3 +198,22 @@ import ShiftCore
         #expect(onlyFast.isEmpty && onlySlow.isEmpty && fast.count == slow.count, "only in the person phase: \(onlyFast.prefix(5)); only in the checks: \(onlySlow.prefix(5))")
     }
 }
+
+/// The person-phase example of docs/rules.md runs as written.
+@Suite struct PersonPhaseDocumentationTests {
+    @Test func theExampleInRulesMdWorks() throws {
+        let docs = URL(fileURLWithPath: stockRules).deletingLastPathComponent().appendingPathComponent("docs/rules.md").path
+        let text = try String(contentsOfFile: docs, encoding: .utf8)
+        let section = try #require(text.range(of: "### The person phase: `validate_person`"))
+        let rest = text[section.upperBound...]
+        let start = try #require(rest.range(of: "```lua\n"))
+        let end = try #require(rest[start.upperBound...].range(of: "```"))
+        let folder = try RuleFolder(["short_rest.lua": String(rest[start.upperBound..<end.lowerBound])])
+        let w = World()
+        let schedule = try Schedule().applying(.batch([w.setup, .scheduleShift(w.shift(1, w.late, "2026-03-02", w.bob)),
+                                                       .scheduleShift(w.shift(2, w.early, "2026-03-03", w.bob))])).schedule
+        let violations = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })).validate(schedule)
+        #expect(violations.map(\.message) == ["Bob rests 480 min"])
+        #expect(violations.first?.penalty == 120)
+    }
+}
