@@ -42,7 +42,7 @@ return rule {
     end
   end,
 
-  validate_person = function(person, shifts, report, params)
+  validate_person = function(person, shifts, schedule, report, params)
     local n = shifts.n
     if n < 2 then return end
     local hours = util.number(person, "min_rest_hours", params.hours)

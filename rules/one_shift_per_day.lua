@@ -19,7 +19,7 @@ return rule {
     }
   end,
 
-  validate_person = function(person, shifts, report, params)
+  validate_person = function(person, shifts, schedule, report, params)
     local n = shifts.n
     local days = shifts.days
     local i = 1

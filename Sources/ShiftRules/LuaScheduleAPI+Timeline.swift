@@ -1,7 +1,7 @@
 import LuaHost
 import ShiftCore
 
-/// The person phase of `validate` (`validate_person(person, shifts, report, params)`): one
+/// The person phase of `validate` (`validate_person(person, shifts, schedule, report, params)`): one
 /// person's shifts in time order, handed to Lua as a timeline whose columns (`starts`, `ends`,
 /// `days`, …) are plain arrays made on first read, and whose elements (`shifts[i]`) are the
 /// usual read-only shift views, made only when a rule asks for one.

@@ -22,7 +22,7 @@ enum Prelude {
     -- people: a flat list (person view, timeline handle, shift count, …). Columns are fetched
     -- on first read and kept in the rule's own table; shifts[i] is a view made on demand. A bad
     -- column name is raised here, at level 2: the message names the rule's own line.
-    local function each_person(fn, people, report, params, column, shift_at)
+    local function each_person(fn, people, schedule, report, params, column, shift_at)
       for i = 1, #people, 3 do
         local person, handle, n = people[i], people[i + 1], people[i + 2]
         local shifts = setmetatable({ n = n }, {
@@ -36,7 +36,7 @@ enum Prelude {
           __len = function() return n end,
           __metatable = "timeline",
         })
-        fn(person, shifts, report, params)
+        fn(person, shifts, schedule, report, params)
       end
     end
     return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each, each_person = each_person }

@@ -582,10 +582,11 @@ final class EngineState {
     /// rule's sweep over this many shifts with room to spare.
     static let personGroupShifts = 4_096
 
-    /// `validate_person(person, shifts, report, params)` for each person of the groups.
+    /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups.
     private func checkPeople(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws {
         let phased = rules.filter { hasPersonPhase($0) && enabled($0, only: only) }
         guard !phased.isEmpty else { return }
+        let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
         for group in groups {
             var list: [LuaValue] = []
             list.reserveCapacity(group.people.count * 3)
@@ -598,7 +599,8 @@ final class EngineState {
             let people = phased.count > 1 ? try changeList(.table(LuaTable(array: list))) : .table(LuaTable(array: list))
             for rule in phased {
                 try run(rule, personDriver, [
-                    .function(rule.validatePerson!), people, api.reportFunction, .reference(rule.params), timelineColumn, timelineShift,
+                    .function(rule.validatePerson!), people, scheduleObject, api.reportFunction, .reference(rule.params), timelineColumn,
+                    timelineShift,
                 ])
             }
             api.dropTimelines()

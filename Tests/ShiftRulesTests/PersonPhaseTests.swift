@@ -3,7 +3,7 @@ import Testing
 import ShiftCore
 @testable import ShiftRules
 
-/// The person phase of `validate`: `validate_person(person, shifts, report, params)` over each
+/// The person phase of `validate`: `validate_person(person, shifts, schedule, report, params)` over each
 /// person's timeline.
 @Suite struct PersonPhaseTests {
     /// Bob: a night on the 2nd, then an early and a late on the 3rd (added late first); Carol: one
@@ -27,7 +27,7 @@ import ShiftCore
     @Test func eachPersonGetsTheirShiftsInTimeOrderWithColumns() throws {
         let violations = try validate(#"""
             return rule { id = "x", summary = "s",
-              validate_person = function(person, shifts, report)
+              validate_person = function(person, shifts, schedule, report)
                 local parts = {}
                 for i = 1, shifts.n do
                   parts[#parts + 1] = table.concat({ shifts.dates[i], shifts.types[i], shifts.starts[i], shifts.ends[i],
@@ -45,11 +45,21 @@ import ShiftCore
         ])
     }
 
+    @Test func thePhaseQueriesTheSchedule() throws {
+        let violations = try validate(#"""
+            return rule { id = "x", summary = "s",
+              validate_person = function(person, shifts, schedule, report)
+                report(person.name .. " " .. schedule.time_zone .. " " .. schedule:count{ date = "2026-03-03" })
+              end }
+            """#, try schedule())
+        #expect(violations.map(\.message) == ["Bob UTC 3", "Carol UTC 3"])
+    }
+
     @Test func aRuleWithAPersonPhaseIsNotAlsoCheckedShiftByShift() throws {
         let violations = try validate(#"""
             return rule { id = "x", summary = "s", on = { "shift" },
               check = function(change, schedule, report) report("check") end,
-              validate_person = function(person, shifts, report) report("person " .. person.name) end }
+              validate_person = function(person, shifts, schedule, report) report("person " .. person.name) end }
             """#, try schedule())
         #expect(violations.map(\.message) == ["person Bob", "person Carol"])
     }
@@ -57,7 +67,7 @@ import ShiftCore
     @Test func writingIntoItsColumnsChangesNothingAnotherRuleSees() throws {
         let folder = try RuleFolder([
             "a.lua": #"return rule { id = "a", summary = "s", validate_person = function(p, shifts) shifts.starts[1] = 0; rawset(shifts, "n", 0) end }"#,
-            "b.lua": #"return rule { id = "b", summary = "s", validate_person = function(p, shifts, report) report(p.name .. " " .. shifts.n .. " " .. shifts.starts[1]) end }"#,
+            "b.lua": #"return rule { id = "b", summary = "s", validate_person = function(p, shifts, schedule, report) report(p.name .. " " .. shifts.n .. " " .. shifts.starts[1]) end }"#,
         ])
         let violations = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })).validate(try schedule())
         #expect(violations.map(\.message) == ["Bob 3 \(1_772_409_600 + 19 * 3600)", "Carol 1 \(1_772_409_600 + 31 * 3600)"])
@@ -82,7 +92,7 @@ import ShiftCore
 
     @Test func shiftsOutOfRangeAreNil() throws {
         let violations = try validate(#"""
-            return rule { id = "x", summary = "s", validate_person = function(p, shifts, report)
+            return rule { id = "x", summary = "s", validate_person = function(p, shifts, schedule, report)
               report(tostring(shifts[0]) .. " " .. tostring(shifts[shifts.n + 1]) .. " " .. tostring(shifts[1.5]) .. " " .. shifts[1].type.symbol)
             end }
             """#, try schedule())

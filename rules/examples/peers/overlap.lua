@@ -27,7 +27,7 @@ return rule {
     end
   end,
 
-  validate_person = function(person, shifts, report)
+  validate_person = function(person, shifts, schedule, report)
     local n = shifts.n
     if n < 2 then return end
     local starts, ends = shifts.starts, shifts.ends

@@ -19,7 +19,7 @@ return rule {
     }
   end,
 
-  validate_person = function(person, shifts, report)
+  validate_person = function(person, shifts, schedule, report)
     local n = shifts.n
     if n < 2 then return end
     local days = shifts.days

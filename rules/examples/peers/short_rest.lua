@@ -34,7 +34,7 @@ return rule {
     end
   end,
 
-  validate_person = function(person, shifts, report, params)
+  validate_person = function(person, shifts, schedule, report, params)
     local n = shifts.n
     if n < 2 then return end
     local rest = params.hours * 3600
