@@ -1,5 +1,7 @@
 -- max_consecutive_days: nobody works more than `days` days in a row (default 6). A shift counts
 -- for the date it starts on. A person's `max_consecutive_days` attribute overrides the parameter.
+-- `shiftctl validate` walks each person's dates once (validate_person) and reports each long run
+-- once, from its first shift, in the check's words (a run longer than days + 1 is "at least").
 local util = require("lib.util")
 
 return rule {
@@ -30,6 +32,33 @@ return rule {
                 and "at least " or "", run, first, limit),
       shift = s,
     }
+  end,
+
+  validate_person = function(person, shifts, schedule, report, params)
+    local n = shifts.n
+    if n == 0 then return end
+    local limit = util.number(person, "max_consecutive_days", params.days)
+    local days = shifts.days
+    local i = 1
+    while i <= n do
+      -- The run of consecutive dates that starts with shift i (several shifts a day count once).
+      local j, last = i, days[i]
+      while j < n and days[j + 1] - last <= 1 do
+        j = j + 1
+        last = days[j]
+      end
+      local run = last - days[i] + 1
+      if run > limit then
+        local s = shifts[i]
+        local long = run >= limit + 2
+        report{
+          message = ("%s works %s%d days in a row from %s (at most %d)")
+            :format(person.name, long and "at least " or "", long and limit + 2 or run, s.date, limit),
+          shift = s,
+        }
+      end
+      i = j + 1
+    end
   end,
 
   examples = {
