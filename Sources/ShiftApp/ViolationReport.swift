@@ -113,7 +113,9 @@ public struct ViolationReport: Encodable, Sendable {
             }
             out += table.rendered
         }
-        if omitted > 0 { out += "… and \(omitted) more (--limit)\n" }
+        if omitted > 0 {
+            out += violations.isEmpty ? "\(omitted) violation\(omitted == 1 ? "" : "s") found, none listed (--limit)\n" : "… and \(omitted) more (--limit)\n"
+        }
         out += (violations.isEmpty && omitted == 0 ? okLine ?? summaryLine : summaryLine) + "\n"
         if let score {
             out += "score: \(score.hardViolations) hard (penalty \(Self.number(score.hardPenalty))), \(score.warnings) warnings, soft penalty \(Self.number(score.softPenalty))\n"
