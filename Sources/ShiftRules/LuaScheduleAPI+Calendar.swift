@@ -51,7 +51,7 @@ extension LuaScheduleAPI {
         }
         try add("week_start") { [unowned self] args in
             let day = try dateArgument(args, 0, "week_start")
-            var start = (try? box(.after).schedule.settings.weekStart) ?? .monday
+            var start = (try? box(.after).settings.weekStart) ?? .monday
             if !args.isNil(1) {
                 guard let number = try args.value(1).integerValue, let weekday = Weekday(rawValue: Int(number)) else {
                     throw LuaScriptError("cal.week_start: the week start is a weekday number, 1 (Monday) to 7 (Sunday)")

@@ -11,7 +11,7 @@ extension LuaScheduleAPI {
                     throw LuaScriptError("call it as schedule:\(name)(…) (with a colon)")
                 }
                 let side = try side(ofSchedule: object)
-                return [try body(try box(side).schedule, side, args)]
+                return [try box(side).withSchedule { try body($0, side, args) }]
             }
             setMethod(name, .function(function))
         }

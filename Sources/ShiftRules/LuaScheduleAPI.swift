@@ -71,7 +71,11 @@ final class LuaScheduleAPI {
         func shiftType(_ id: ShiftTypeID) -> ShiftType? { schedule.shiftType(id) }
         func location(_ id: LocationID) -> Location? { schedule.location(id) }
         func shift(_ id: ShiftID) -> ScheduledShift? { schedule.shift(id) }
+        func interval(of shift: ScheduledShift) -> InstantInterval? { schedule.interval(of: shift) }
         var settings: StoreSettings { schedule.settings }
+        var zone: ZoneRules { schedule.zone }
+        /// Lends the schedule to `body` without copying it.
+        func withSchedule<T>(_ body: (borrowing Schedule) throws -> T) rethrows -> T { try body(schedule) }
     }
 
     private var afterBox: ScheduleBox?
@@ -155,7 +159,7 @@ final class LuaScheduleAPI {
         }
     }
 
-    var currentZone: ZoneRules { afterBox?.schedule.zone ?? .utc }
+    var currentZone: ZoneRules { afterBox?.zone ?? .utc }
 
     func scheduleObject(_ side: Side = .after) -> LuaValue {
         .object(LuaObject(classID: scheduleClass, id: generation << 32 | side.rawValue))
@@ -415,13 +419,13 @@ final class LuaScheduleAPI {
         case "notes": return shift.notes.map { .string($0) } ?? .nil
         case "attributes": return Self.attributes(shift.attributes)
         case "event_id": return .string(shift.eventIdentifier)
-        case "starts_at": return .integer(try interval(shift, box.schedule).start)
-        case "ends_at": return .integer(try interval(shift, box.schedule).end)
+        case "starts_at": return .integer(try interval(shift, box).start)
+        case "ends_at": return .integer(try interval(shift, box).end)
         case "minutes":
-            let span = try interval(shift, box.schedule)
+            let span = try interval(shift, box)
             return .integer((span.end - span.start) / 60)
         case "hours":
-            let span = try interval(shift, box.schedule)
+            let span = try interval(shift, box)
             return .number(Double(span.end - span.start) / 3600)
         case let name:
             throw LuaScriptError("a shift has no field '\(name)' (id, date, type, person, person_id, notes, attributes, event_id, starts_at, ends_at, minutes, hours)")
@@ -446,8 +450,8 @@ final class LuaScheduleAPI {
         }
     }
 
-    private func interval(_ shift: ScheduledShift, _ schedule: Schedule) throws -> InstantInterval {
-        guard let span = schedule.interval(of: shift) else { throw LuaScriptError("the shift's type no longer exists") }
+    private func interval(_ shift: ScheduledShift, _ box: ScheduleBox) throws -> InstantInterval {
+        guard let span = box.interval(of: shift) else { throw LuaScriptError("the shift's type no longer exists") }
         return span
     }
 
