@@ -49,10 +49,11 @@ while !arguments.isEmpty {
         arguments.removeFirst()
     case "-h", "--help":
         print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
         exit(0)
     case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite, peers)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite, peers, peers-lua)\n".utf8))
         exit(2)
     }
 }
