@@ -247,3 +247,35 @@ import ShiftCore
         #expect(violations.first?.penalty == 120)
     }
 }
+
+/// A hostile person phase ends like a hostile check: within its limits, naming the rule's file
+/// (and line, where the limit is the instruction budget), and the engine keeps working.
+@Suite struct HostilePersonPhaseTests {
+    @Test(arguments: [
+        ("while true do end", "hostile.lua:3: rule hostile failed: instruction budget exceeded"),
+        ("local t = {} while true do t[#t + 1] = shifts.starts end", "hostile.lua"),
+        ("local s = 'x' while true do s = s .. s end", "hostile.lua: rule hostile failed: memory limit exceeded"),
+        ("local function f() return f() + 1 end f()", "hostile.lua: rule hostile failed: memory limit exceeded"),
+        ("pcall(function() while true do end end) report('escaped')", "hostile.lua:3: rule hostile failed: instruction budget exceeded"),
+    ])
+    func endsNamingTheRule(_ body: String, _ expected: String) throws {
+        let folder = try RuleFolder(["hostile.lua": """
+            return rule { id = "hostile", summary = "s",
+              validate_person = function(person, shifts, schedule, report)
+                \(body)
+              end }
+            """])
+        let w = World()
+        let schedule = try Schedule().applying(.batch([w.setup, .scheduleShift(w.shift(1, w.late, "2026-03-02", w.bob))])).schedule
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow }))
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect { try engine.validate(schedule) } throws: { error in
+            let text = "\(error)"
+            return text.contains(expected) && !text.contains("\n")
+        }
+        #expect(clock.now - start < .seconds(10))
+        // The state is still usable: the same engine validates again (and fails the same way).
+        #expect(throws: RuleError.self) { try engine.validate(schedule) }
+    }
+}
