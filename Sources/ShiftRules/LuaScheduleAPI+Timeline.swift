@@ -69,11 +69,11 @@ extension LuaScheduleAPI {
                 return text
             }
         case "types":
-            let schedule = try box(.after).schedule
+            let box = try box(.after)
             var symbols: [ShiftTypeID: LuaValue] = [:]
             values = shifts.map { shift in
                 if let known = symbols[shift.type] { return known }
-                let symbol = LuaValue.string(schedule.shiftType(shift.type)?.symbol ?? "")
+                let symbol = LuaValue.string(box.shiftType(shift.type)?.symbol ?? "")
                 symbols[shift.type] = symbol
                 return symbol
             }

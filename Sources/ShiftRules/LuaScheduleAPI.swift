@@ -176,10 +176,20 @@ final class LuaScheduleAPI {
     // MARK: Views
 
     func view(_ shift: ScheduledShift, _ side: Side = .after) -> LuaValue {
-        let key = ShiftViewKey(id: shift.id, side: side)
+        shiftView(shift.id, side) { .shift(shift, side) }
+    }
+
+    /// The view of a timeline's shift (see `Target.timed`).
+    func view(timed shift: TimedShift, of person: PersonID) -> LuaValue {
+        shiftView(shift.id, .after) { .timed(shift, person) }
+    }
+
+    /// One view per shift and side in an evaluation, whichever way it was asked for.
+    private func shiftView(_ id: ShiftID, _ side: Side, _ make: () -> Target) -> LuaValue {
+        let key = ShiftViewKey(id: id, side: side)
         if let index = shiftViews[key] { return object(shiftClass, index) }
         let index = targets.count
-        targets.append(.shift(shift, side))
+        targets.append(make())
         shiftViews[key] = index
         return object(shiftClass, index)
     }
@@ -212,16 +222,6 @@ final class LuaScheduleAPI {
         case .changeLogPruned, .changeLogRecorded:
             return (.nil, .nil)
         }
-    }
-
-    /// The view of a timeline's shift (see `Target.timed`).
-    func view(timed shift: TimedShift, of person: PersonID) -> LuaValue {
-        let key = ShiftViewKey(id: shift.id, side: .after)
-        if let index = shiftViews[key] { return object(shiftClass, index) }
-        let index = targets.count
-        targets.append(.timed(shift, person))
-        shiftViews[key] = index
-        return object(shiftClass, index)
     }
 
     /// The shift behind a shift view, read in full, and its side.

@@ -96,7 +96,7 @@ public final class RuleEngine: ScheduleValidator {
             }.flatMap { $0 }
         }
         var people: [Violation] = []
-        if configuration.personPhase, rules.contains(where: { $0.hasPersonPhase && $0.enabled }) {
+        if state.withLock({ !$0.personPhaseRules(only: nil).isEmpty }) {
             let groups = EngineState.personGroups(schedule)
             let slices = Self.slices(groups.map(\.shifts), workers: configuration.workers)
             people = try parallel(slices.count) { index, engine in
@@ -509,6 +509,11 @@ final class EngineState {
         rule.validatePerson != nil && configuration.personPhase
     }
 
+    /// The rules whose person phase runs in `validate`.
+    func personPhaseRules(only: String?) -> [LoadedRule] {
+        rules.filter { hasPersonPhase($0) && enabled($0, only: only) }
+    }
+
     private func enabled(_ rule: LoadedRule, only: String?) -> Bool {
         only.map { rule.id == $0 } ?? rule.info.enabled
     }
@@ -584,7 +589,7 @@ final class EngineState {
 
     /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups.
     private func checkPeople(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws {
-        let phased = rules.filter { hasPersonPhase($0) && enabled($0, only: only) }
+        let phased = personPhaseRules(only: only)
         guard !phased.isEmpty else { return }
         let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
         for group in groups {

@@ -64,18 +64,17 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
         var warnings = 0
         var soft = 0.0
         for violation in violations {
-            let amount = violation.penalty ?? (violation.severity == .warning ? 0 : 1)
             switch violation.severity {
             case .error:
                 hard += 1
-                hardPenalty += amount
+                hardPenalty += violation.penalty ?? 1
             case .warning: warnings += 1
-            case .penalty: soft += amount
+            case .penalty: soft += violation.penalty ?? 1
             }
             var score = byRule[violation.ruleID] ?? RuleScore(count: 0, penalty: 0, severity: violation.severity)
             score.severity = score.count == 0 ? violation.severity : max(score.severity, violation.severity)
             score.count += 1
-            score.penalty += violation.severity == .error && violation.penalty == nil ? 0 : amount
+            score.penalty += violation.penalty ?? (violation.severity == .penalty ? 1 : 0)
             byRule[violation.ruleID] = score
         }
         self.hardViolations = hard

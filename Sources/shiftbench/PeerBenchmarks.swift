@@ -24,6 +24,11 @@ enum PeerBenchmarks {
     static let sizes = [Size(label: "10k", people: 100, days: 100), Size(label: "100k", people: 1000, days: 100),
                         Size(label: "1m", people: 2740, days: 365)]
 
+    /// The rosters within 10 % of the given shift counts (people × days).
+    static func sizes(near counts: [Int]) -> [Size] {
+        sizes.filter { size in counts.contains { abs($0 - size.people * size.days) * 10 < size.people * size.days } }
+    }
+
     static func run(runs: Int, sizes: [Size], data: String, rulesDirectory: String) throws {
         guard let shiftctl = siblingShiftctl(suite: "peers") else { return }
         let rules = URL(fileURLWithPath: rulesDirectory).standardizedFileURL.path

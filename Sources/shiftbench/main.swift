@@ -82,14 +82,12 @@ do {
             ])
         case "peers":
             // --sizes picks rosters by shift count (10000, 100000, 1000000).
-            let chosen = sizes.map { list in PeerBenchmarks.sizes.filter { size in list.contains { abs($0 - size.people * size.days) * 10 < size.people * size.days } } }
             try PeerBenchmarks.run(
-                runs: runs, sizes: chosen ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes), data: "benchmarks/peers",
-                rulesDirectory: "rules/examples/peers")
+                runs: runs, sizes: sizes.map(PeerBenchmarks.sizes(near:)) ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes),
+                data: "benchmarks/peers", rulesDirectory: "rules/examples/peers")
         case "peers-lua":
-            let size = PeerBenchmarks.sizes.first { size in sizes?.contains { abs($0 - size.people * size.days) * 10 < size.people * size.days } ?? true }
-                ?? PeerBenchmarks.sizes[0]
-            try PeerBenchmarks.profile(runs: runs, size: sizes == nil ? PeerBenchmarks.sizes[2] : size, rulesDirectory: rulesDirectory)
+            let size = sizes.map { PeerBenchmarks.sizes(near: $0).first ?? PeerBenchmarks.sizes[0] } ?? PeerBenchmarks.sizes[2]
+            try PeerBenchmarks.profile(runs: runs, size: size, rulesDirectory: rulesDirectory)
         default: break
         }
     }

@@ -26,17 +26,17 @@ public struct TimedShift: Hashable, Sendable {
 extension Schedule {
     /// A person's shifts in time order (start, then id) with their real start and end instants:
     /// what a sweep over one person's roster reads (rest between consecutive shifts, overlaps,
-    /// shifts per day). `from`/`to` limit the dates (inclusive); without them, every shift.
+    /// shifts per day).
     ///
     /// Cost: one walk over the person's date-sorted index; a shift type is looked up only when
     /// it changes from one shift to the next, and no shift is read.
-    public func timeline(of person: PersonID, from: LocalDate? = nil, to: LocalDate? = nil) -> [TimedShift] {
+    public func timeline(of person: PersonID) -> [TimedShift] {
         let refs: [ShiftReference]
-        if source == nil, from == nil, to == nil {
+        if source == nil {
             refs = index.byPerson[person] ?? []
         } else {
             guard let range = shiftDateRange else { return [] }
-            refs = shiftReferences(of: person, from: max(from ?? range.lowerBound, range.lowerBound), to: min(to ?? range.upperBound, range.upperBound))
+            refs = shiftReferences(of: person, from: range.lowerBound, to: range.upperBound)
         }
         guard !refs.isEmpty else { return [] }
         var result: [TimedShift] = []
@@ -62,5 +62,4 @@ extension Schedule {
         if !sorted { result.sort(by: TimedShift.timelineOrder) }
         return result
     }
-
 }
