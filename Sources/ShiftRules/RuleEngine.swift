@@ -65,8 +65,9 @@ public final class RuleEngine: ScheduleValidator {
 
     public func evaluate(_ proposal: Proposal) throws -> [Violation] {
         let count = proposal.changes.count
+        let clearance = try clearance(for: proposal)
         guard configuration.workers > 1, count >= Self.parallelThreshold else {
-            return try state.withLock { try $0.evaluate(proposal, only: nil) }
+            return try state.withLock { try $0.evaluate(proposal, only: nil, clearance: clearance) }
         }
         // A big batch: contiguous slices of its changes, each checked by its own Lua state
         // against the same proposed schedule; results joined in slice order (deterministic).
@@ -75,10 +76,45 @@ public final class RuleEngine: ScheduleValidator {
             let changes = Array(proposal.changes[slices[index]])
             return try engine.evaluate(Proposal(
                 mutation: proposal.mutation, changes: changes, before: proposal.before, after: proposal.after,
-                user: proposal.user, timestamp: proposal.timestamp), only: nil)
+                user: proposal.user, timestamp: proposal.timestamp), only: nil, clearance: clearance)
         }
         return results.flatMap { $0 }
     }
+
+    /// A batch that adds much of some people's rosters (a rotation, an import) is first checked
+    /// person by person: each rule's person phase runs over the proposed timelines of the people
+    /// it adds at least `1 / clearanceShare` of the shifts of. Where a phase reports nothing for a
+    /// person, its rule's `check` would report nothing for their shifts either (the agreement
+    /// `validate` relies on), so the adds are not checked one by one; everything else is. What is
+    /// reported is therefore exactly what the checks alone would report, in the same order.
+    func clearance(for proposal: Proposal) throws -> Clearance? {
+        guard configuration.personPhase, proposal.changes.count > 1 else { return nil }
+        guard state.withLock({ !$0.personPhaseRules(only: nil).isEmpty }) else { return nil }
+        var added: [PersonID: Int] = [:]
+        for change in proposal.changes {
+            if case let .shift(nil, shift?, _) = change, let person = shift.personID { added[person, default: 0] += 1 }
+        }
+        let people = proposal.after.people.compactMap { person -> (PersonID, Int)? in
+            guard let count = added[person.id] else { return nil }
+            let shifts = proposal.after.shiftCount(of: person.id)
+            return count * Self.clearanceShare >= shifts ? (person.id, shifts) : nil
+        }
+        guard !people.isEmpty else { return nil }
+        let groups = EngineState.personGroups(people)
+        let total = groups.reduce(0) { $0 + $1.shifts }
+        guard configuration.workers > 1, total >= Self.parallelThreshold else {
+            return try state.withLock { try $0.clearance(proposal.after, only: nil, groups: groups[...]) }
+        }
+        let slices = Self.slices(groups.map(\.shifts), workers: configuration.workers)
+        let parts = try parallel(slices.count) { index, engine in
+            try engine.clearance(proposal.after, only: nil, groups: groups[slices[index]])
+        }
+        return parts.dropFirst().reduce(into: parts[0]) { $0.merge($1) }
+    }
+
+    /// A person's adds are checked by the person phases when they are at least this share (1/8)
+    /// of their shifts: a phase costs a fraction of a check per shift, but it reads them all.
+    static let clearanceShare = 8
 
     public func validate(_ schedule: Schedule) throws -> [Violation] {
         guard configuration.workers > 1, schedule.shiftCount >= Self.parallelThreshold else {
@@ -194,6 +230,22 @@ public final class RuleEngine: ScheduleValidator {
 struct StateLease: @unchecked Sendable {
     let state: EngineState
     init(_ state: EngineState) { self.state = state }
+}
+
+/// What a batch's person phases cleared: for each rule with one, the people it reported nothing
+/// for. Shifts the batch adds to a cleared person need no `check` by that rule.
+struct Clearance: Sendable {
+    var cleared: [String: Set<PersonID>] = [:]
+
+    /// Whether `rule` may skip its check of `change`.
+    func skips(_ rule: String, _ change: Change) -> Bool {
+        guard case let .shift(nil, shift?, _) = change, let person = shift.personID else { return false }
+        return cleared[rule]?.contains(person) ?? false
+    }
+
+    mutating func merge(_ other: Clearance) {
+        cleared.merge(other.cleared) { $0.union($1) }
+    }
 }
 
 /// A rule as loaded.
@@ -410,7 +462,7 @@ final class EngineState {
 
     // MARK: Evaluation
 
-    func evaluate(_ proposal: Proposal, only: String?) throws -> [Violation] {
+    func evaluate(_ proposal: Proposal, only: String?, clearance: Clearance? = nil) throws -> [Violation] {
         api.begin(after: proposal.after, before: proposal.before)
         collected = []
         reportedBytes = 0
@@ -446,10 +498,28 @@ final class EngineState {
             }
             for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
                 let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
-                let objects = LuaValue.table(LuaTable(array: chunk.map { api.changeObject($0, validating: false) }))
-                let list = shared ? try changeList(objects) : objects
+                guard let clearance else {
+                    let objects = LuaValue.table(LuaTable(array: chunk.map { api.changeObject($0, validating: false) }))
+                    let list = shared ? try changeList(objects) : objects
+                    for rule in checking {
+                        try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
+                    }
+                    continue
+                }
+                // Each rule gets the changes its person phase did not clear; change objects are
+                // made once, for the changes some rule still checks.
+                var objects = [LuaValue?](repeating: nil, count: chunk.count)
                 for rule in checking {
-                    try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
+                    let kept = chunk.indices.filter { !clearance.skips(rule.id, chunk[$0]) }
+                    guard !kept.isEmpty else { continue }
+                    let list = LuaTable(array: kept.map { index in
+                        let offset = index - chunk.startIndex
+                        if let object = objects[offset] { return object }
+                        let object = api.changeObject(chunk[index], validating: false)
+                        objects[offset] = object
+                        return object
+                    })
+                    try run(rule, driver, [.function(rule.check!), .table(list), schedule!, api.reportFunction, .reference(rule.params)])
                 }
             }
         }
@@ -563,11 +633,16 @@ final class EngineState {
     /// shifts: one call into Lua per rule and group. The grouping depends on the schedule alone,
     /// so results come out in the same order however many states share the work.
     static func personGroups(_ schedule: Schedule) -> [PersonGroup] {
+        personGroups(schedule.people.map { ($0.id, schedule.shiftCount(of: $0.id)) })
+    }
+
+    /// These people (with their shift counts), in this order, grouped as above.
+    static func personGroups(_ people: [(PersonID, shifts: Int)]) -> [PersonGroup] {
         var groups: [PersonGroup] = []
         var group = PersonGroup()
-        for person in schedule.people {
-            group.people.append(person.id)
-            group.shifts += schedule.shiftCount(of: person.id) + 1
+        for (person, shifts) in people {
+            group.people.append(person)
+            group.shifts += shifts + 1
             if group.shifts >= personGroupShifts {
                 groups.append(group)
                 group = PersonGroup()
@@ -587,8 +662,36 @@ final class EngineState {
     /// rule's sweep over this many shifts with room to spare.
     static let personGroupShifts = 4_096
 
-    /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups.
-    private func checkPeople(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws {
+    /// The people of these groups each person phase reports nothing for (on this state).
+    func clearance(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws -> Clearance {
+        var clearance = Clearance()
+        try evaluating(schedule) {
+            try checkPeople(schedule, only: only, groups: groups) { rule, group in
+                // A finding marks its person; one naming nobody of the group marks them all.
+                var reported: Set<PersonID> = []
+                let members = Set(group.people)
+                for finding in self.collected {
+                    guard let person = finding.personID, members.contains(person) else {
+                        reported = members
+                        break
+                    }
+                    reported.insert(person)
+                }
+                clearance.cleared[rule.id, default: []].formUnion(members.subtracting(reported))
+                // Only whether something was found matters: the findings are dropped, so a
+                // roster's old violations do not count against the report limits.
+                self.collected.removeAll(keepingCapacity: true)
+                self.reportedBytes = 0
+            }
+        }
+        return clearance
+    }
+
+    /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups;
+    /// `ran` after each rule's call on a group.
+    private func checkPeople(
+        _ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>, ran: ((LoadedRule, PersonGroup) -> Void)? = nil
+    ) throws {
         let phased = personPhaseRules(only: only)
         guard !phased.isEmpty else { return }
         let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
@@ -607,6 +710,7 @@ final class EngineState {
                     .function(rule.validatePerson!), people, scheduleObject, api.reportFunction, .reference(rule.params), timelineColumn,
                     timelineShift,
                 ])
+                ran?(rule, group)
             }
             api.dropTimelines()
         }

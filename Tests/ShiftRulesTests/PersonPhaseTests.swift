@@ -156,7 +156,7 @@ import ShiftCore
         "respects_availability",
     ]
 
-    private func engine(personPhase: Bool) throws -> RuleEngine {
+    private func engine(personPhase: Bool, workers: Int = 1) throws -> RuleEngine {
         // Limits low enough for the random rosters to break them; a weekly cap too.
         let config = RulesConfig(parameters: [
             "max_consecutive_days": ["days": .number(4)],
@@ -165,7 +165,7 @@ import ShiftCore
         ])
         var configuration = RuleEngineConfiguration(directories: [stockRules], config: config, now: { fixedNow })
         configuration.personPhase = personPhase
-        configuration.workers = 1
+        configuration.workers = workers
         return try RuleEngine(configuration)
     }
 
@@ -226,6 +226,132 @@ import ShiftCore
         let onlyFast = fast.filter { !slow.contains($0) }
         let onlySlow = slow.filter { !fast.contains($0) }
         #expect(onlyFast.isEmpty && onlySlow.isEmpty && fast.count == slow.count, "only in the person phase: \(onlyFast.prefix(5)); only in the checks: \(onlySlow.prefix(5))")
+    }
+}
+
+/// A batch that adds much of some people's rosters is checked by the person phases first; the
+/// checks then run only where a phase found something. What is reported must be exactly what
+/// the checks alone report, in the same order.
+extension StockPersonPhaseEquivalenceTests {
+    /// On a random month: two new people with clean rosters (one breaking a rule at its end), a
+    /// third new one breaking several, four months more of random shifts for P0 and P2 (whose
+    /// old shifts already break rules), and a shift or two for the others (too few to be checked
+    /// person by person).
+    private func randomBatch(on schedule: Schedule, seed: UInt64) throws -> Proposal {
+        var state = seed &+ 99
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let types = schedule.shiftTypes
+        let short = types.first { $0.symbol == "S" }!, day = types.first { $0.symbol == "D" }!
+        var mutations: [Mutation] = []
+        var n = 0
+        func add(_ type: ShiftType, _ day: Int, _ person: PersonID) {
+            n += 1
+            mutations.append(.scheduleShift(ScheduledShift(
+                id: ShiftID(uuid(50_000 + n)), shiftTypeID: type.id, date: date("2026-04-13").adding(days: day), personID: person)))
+        }
+        let newcomers = (0..<3).map { Person(id: PersonID(uuid(70 + $0)), displayName: "New\($0)") }
+        mutations += newcomers.map(Mutation.addPerson)
+        for day in 0..<120 where day % 4 != 3 {
+            add(short, day, newcomers[0].id)
+            add(short, day, newcomers[1].id)
+        }
+        add(day, 0, newcomers[1].id)
+        mutations.append(.addAvailability(Availability(
+            id: AvailabilityID(uuid(90)), personID: newcomers[2].id, from: date("2026-04-13"), to: date("2026-04-23"), kind: .unavailable)))
+        for day in 0..<120 {
+            for _ in 0..<next(3) { add(types[next(types.count)], day, newcomers[2].id) }
+        }
+        let people = schedule.people.sorted { $0.displayName < $1.displayName }
+        for (index, person) in people.enumerated() {
+            if index == 0 || index == 2 {
+                for day in 0..<160 where next(3) != 0 { add(types[next(types.count)], day, person.id) }
+            } else {
+                for _ in 0...next(2) { add(types[next(types.count)], -next(28), person.id) }
+            }
+        }
+        let mutation = Mutation.batch(mutations)
+        let (after, changes) = try schedule.applying(mutation)
+        return Proposal(mutation: mutation, changes: changes, before: schedule, after: after, user: UserProfile(userId: "t", displayName: "T"),
+                        timestamp: fixedNow)
+    }
+
+    private func lines(_ violations: [Violation]) -> [String] {
+        violations.map { "\($0.ruleID) \($0.severity) \($0.shiftID?.description ?? "-") \($0.relatedShiftIDs.map(\.description)) \($0.message)" }
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64]) func aBatchReportsWhatItsChecksReport(seed: UInt64) throws {
+        let proposal = try randomBatch(on: try randomSchedule(seed: seed), seed: seed)
+        let slow = lines(try engine(personPhase: false).evaluate(proposal))
+        let fastEngine = try engine(personPhase: true)
+        let fast = lines(try fastEngine.evaluate(proposal))
+        #expect(Set(Self.rules).isSubset(of: Set(slow.map { String($0.prefix { $0 != " " }) })), "each rule finds something")
+        #expect(fast == slow, "first difference at \(fast.indices.first { $0 >= slow.count || fast[$0] != slow[$0] } ?? fast.count) of \(fast.count) and \(slow.count)")
+        // The phases did clear people (New0 for every rule; New1 for all but the rules its first
+        // day breaks), so the equality above is not the checks run twice.
+        let clearance = try #require(try fastEngine.clearance(for: proposal))
+        let new0 = PersonID(uuid(70)), new1 = PersonID(uuid(71)), new2 = PersonID(uuid(72))
+        for rule in Self.rules { #expect(clearance.cleared[rule]?.contains(new0) == true, "\(rule) clears New0") }
+        #expect(clearance.cleared["max_consecutive_days"]?.contains(new1) == true)
+        #expect(clearance.cleared["one_shift_per_day"]?.contains(new1) == false)
+        #expect(clearance.cleared["no_double_booking"]?.contains(new2) == false)
+        #expect(clearance.cleared.values.allSatisfy { !$0.contains(PersonID(uuid(61))) }, "P1 gets too few shifts to be cleared")
+    }
+
+    @Test func aBigBatchOnSeveralStatesReportsTheSame() throws {
+        let proposal = try randomBatch(on: try randomSchedule(seed: 7), seed: 7)
+        #expect(proposal.changes.count >= RuleEngine.parallelThreshold)
+        let slow = lines(try engine(personPhase: false, workers: 2).evaluate(proposal))
+        let fast = lines(try engine(personPhase: true, workers: 2).evaluate(proposal))
+        #expect(fast == slow)
+        // One state finds the same (chunks of a batch that mixes entities fall differently).
+        #expect(fast.sorted() == lines(try engine(personPhase: true).evaluate(proposal)).sorted())
+    }
+}
+
+/// What the batch shortcut relies on, shown with a rule that breaks it: a person phase that
+/// reports nothing where its check would report something lets a batch's adds through.
+@Suite struct BatchClearanceContractTests {
+    private let rule = #"""
+        return rule { id = "strict", summary = "s", on = { "shift" },
+          check = function(change, schedule, report)
+            if change.after ~= nil then report{ message = "no", shift = change.after } end
+          end,
+          validate_person = function(person, shifts, schedule, report)
+            if person.name == "Carol" then report{ message = "Carol has " .. shifts.n } end
+          end,
+        }
+        """#
+
+    private func evaluate(_ mutations: [Mutation], on schedule: Schedule, personPhase: Bool = true) throws -> [Violation] {
+        let folder = try RuleFolder(["strict.lua": rule])
+        var configuration = RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })
+        configuration.personPhase = personPhase
+        let (after, changes) = try schedule.applying(.batch(mutations))
+        return try RuleEngine(configuration).evaluate(Proposal(
+            mutation: .batch(mutations), changes: changes, before: schedule, after: after, user: UserProfile(userId: "t", displayName: "T"),
+            timestamp: fixedNow))
+    }
+
+    @Test func whoIsClearedAndWhoIsChecked() throws {
+        let w = World()
+        let base = try Schedule().applying(.batch([w.setup] + (1...20).map { .scheduleShift(w.shift($0, w.day, "2026-03-\(10 + $0)", w.bob)) })).schedule
+        let bobsMonth: [Mutation] = (0..<3).map { .scheduleShift(w.shift(40 + $0, w.day, "2026-04-0\($0 + 1)", w.bob)) }
+        let carols: [Mutation] = (0..<3).map { .scheduleShift(w.shift(50 + $0, w.day, "2026-04-0\($0 + 1)", w.carol)) }
+        // Bob's 3 new shifts are at least an eighth of his 23: cleared by the phase, not checked.
+        #expect(try evaluate(bobsMonth, on: base).isEmpty)
+        #expect(try evaluate(bobsMonth, on: base, personPhase: false).count == 3)
+        // Carol's phase finds something, so her adds are checked one by one, as ever.
+        #expect(try evaluate(carols, on: base).map(\.message) == ["no", "no", "no"])
+        // Two of Bob's are too few of his shifts: checked, not cleared.
+        #expect(try evaluate(Array(bobsMonth.prefix(2)), on: base).count == 2)
+        // A single change is always checked.
+        #expect(try evaluate([bobsMonth[0]], on: Schedule().applying(w.setup).schedule).count == 1)
+        // Removals and updates are always checked.
+        let moved = w.shift(1, w.day, "2026-03-30", w.bob)
+        #expect(try evaluate([.updateShift(moved), bobsMonth[0], bobsMonth[1], bobsMonth[2]], on: base).map(\.shiftID) == [moved.id])
     }
 }
 
