@@ -169,11 +169,14 @@ extension App {
     }
 
     private func importJSON(_ data: Data, file: String) async throws -> CommandResult {
-        let incoming = try StoreFileCodec.decode([UInt8](data), path: file).schedule
+        let incoming = try StoreFileCodec.decodeContent([UInt8](data), path: file)
+        // The file must make a whole store by itself (its own references, unique ids): checked
+        // on another core while its entities are compared with the store's.
+        let wholeFile = Task.detached { _ = try incoming.schedule(path: file) }
         // Each incoming shift is looked up in the store: over SQLite, one read of a store not much
         // bigger than the file beats a query per shift.
         let stored = try load()
-        let current = stored.shiftCount <= 4 * incoming.shiftCount && incoming.shiftCount >= 1000 ? try stored.materialized() : stored
+        let current = stored.shiftCount <= 4 * incoming.shifts.count && incoming.shifts.count >= 1000 ? try stored.materialized() : stored
         var mutations: [Mutation] = []
         var unchanged = 0
         func merge<T: Equatable>(_ items: [T], _ existing: (T) -> T?, add: (T) -> Mutation, update: (T) -> Mutation, _ counts: inout ImportOutput.Counts) {
@@ -190,12 +193,13 @@ extension App {
         merge(incoming.locations, { current.location($0.id) }, add: { .addLocation($0) }, update: { .updateLocation($0) }, &locations)
         merge(incoming.shiftTypes, { current.shiftType($0.id) }, add: { .addShiftType($0) }, update: { .updateShiftType($0) }, &types)
         merge(incoming.people, { current.person($0.id) }, add: { .addPerson($0) }, update: { .updatePerson($0) }, &people)
-        merge(incoming.shifts(), { current.shift($0.id) }, add: { .scheduleShift($0) }, update: { .updateShift($0, reason: "import") }, &shifts)
+        merge(incoming.shifts, { current.shift($0.id) }, add: { .scheduleShift($0) }, update: { .updateShift($0, reason: "import") }, &shifts)
         merge(incoming.demand, { current.demand($0.id) }, add: { .addDemand($0) }, update: { .updateDemand($0) }, &demand)
         merge(incoming.availability, { current.availability($0.id) }, add: { .addAvailability($0) }, update: { .updateAvailability($0) }, &availability)
 
         let output = ImportOutput(file: file, unchanged: unchanged, locations: locations, shiftTypes: types, people: people,
                                   shifts: shifts, demand: demand, availability: availability)
+        try await wholeFile.value
         if !mutations.isEmpty { _ = try await workspace.apply(.batch(mutations)) }
         let parts = [("locations", locations), ("shift types", types), ("people", people), ("shifts", shifts), ("demand", demand), ("availability", availability)]
             .filter { $0.1.added + $0.1.updated > 0 }

@@ -11,6 +11,14 @@ extension StoreFileCodec {
     /// The file's bytes are released before the schedule is built from the decoded entities, so
     /// the peak memory holds the file or the schedule, not both (callers hand the bytes over).
     public static func decode(_ bytes: consuming [UInt8], path: String) throws(StorageError) -> (schedule: Schedule, version: Int) {
+        let content = try decodeContent(bytes, path: path)
+        return (try content.schedule(path: path), content.version)
+    }
+
+    /// Reads a store file's entities without putting them together: each value is checked as it
+    /// is read (`StorageError.corrupt` with line and column), but not the file as a whole
+    /// (references, unique ids), which `StoreFileContent.schedule(path:)` does.
+    public static func decodeContent(_ bytes: consuming [UInt8], path: String) throws(StorageError) -> StoreFileContent {
         let sections = try bytes.withUnsafeBufferPointer { buffer throws(StorageError) -> Sections in
             var reader = JSONReader(bytes: buffer, path: path)
             guard !reader.atEnd() else { throw reader.error("the file is empty") }
@@ -43,7 +51,10 @@ extension StoreFileCodec {
             return sections
         }
         _ = consume bytes
-        return (try sections.schedule(path: path), sections.version!)
+        return StoreFileContent(
+            version: sections.version!, settings: sections.settings ?? StoreSettings(timeZoneIdentifier: "UTC"),
+            locations: sections.locations, shiftTypes: sections.shiftTypes, people: sections.people, shifts: sections.shifts,
+            demand: sections.demand, availability: sections.availability, changeLog: sections.changeLog)
     }
 
     /// The top-level sections of a store file as they are read.
@@ -95,16 +106,32 @@ extension StoreFileCodec {
             }
         }
 
-        /// The schedule of the decoded sections (`settings` are there, or the version had none).
-        func schedule(path: String) throws(StorageError) -> Schedule {
-            let settings = settings ?? StoreSettings(timeZoneIdentifier: "UTC")
-            do {
-                return try Schedule(
-                    settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
-                    demand: demand, availability: availability, changeLog: changeLog)
-            } catch {
-                throw .invalidContent(path: path, reason: "\(error)")
-            }
+    }
+}
+
+/// A store file's entities as read, in file order (`StoreFileCodec.decodeContent`).
+public struct StoreFileContent: Sendable {
+    /// The version the file was written in.
+    public var version: Int
+    /// The file's settings (UTC for a version-1 file, which had none).
+    public var settings: StoreSettings
+    public var locations: [Location]
+    public var shiftTypes: [ShiftType]
+    public var people: [Person]
+    public var shifts: [ScheduledShift]
+    public var demand: [Demand]
+    public var availability: [Availability]
+    public var changeLog: [ChangeLogEntry]
+
+    /// The schedule these entities make, with every invariant checked.
+    /// - Throws: `StorageError.invalidContent` naming the file and the first broken invariant.
+    public func schedule(path: String) throws(StorageError) -> Schedule {
+        do {
+            return try Schedule(
+                settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
+                demand: demand, availability: availability, changeLog: changeLog)
+        } catch {
+            throw .invalidContent(path: path, reason: "\(error)")
         }
     }
 }

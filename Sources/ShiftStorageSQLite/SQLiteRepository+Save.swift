@@ -4,6 +4,9 @@ import ShiftCore
 import ShiftStorage
 
 extension SQLiteRepository {
+    /// The log entries of a commit are written from its summary.
+    public var savesLogFromSummary: Bool { true }
+
     /// Writes one commit: each changed entity's row, the log entries, the prune, and a new
     /// generation, in one transaction. Foreign keys are checked when it commits, so the order of
     /// the changes does not matter; a change whose row is not as the store expects (an update or

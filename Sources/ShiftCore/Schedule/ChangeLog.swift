@@ -97,6 +97,19 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
 
     public func makeIterator() -> Iterator { Iterator(self) }
 
+    /// Appends entries in order (whole chunks at a time once the tail is full).
+    public mutating func append(contentsOf entries: some Collection<ChangeLogEntry>) {
+        var rest = entries[...]
+        while !rest.isEmpty, !tail.isEmpty {
+            append(rest.removeFirst())
+        }
+        while rest.count >= ChangeLog.chunkSize {
+            chunks[chunks.count] = rest.prefix(ChangeLog.chunkSize).map(Box.init)
+            rest = rest.dropFirst(ChangeLog.chunkSize)
+        }
+        for entry in rest { append(entry) }
+    }
+
     public mutating func append(_ entry: ChangeLogEntry) {
         tail.append(Box(entry))
         if tail.count == ChangeLog.chunkSize {

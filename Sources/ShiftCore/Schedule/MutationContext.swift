@@ -71,7 +71,21 @@ struct MutationContext {
         case let .recordChangeLogEntry(entry):
             try record(entry, field: Self.join(field, "changeLogEntry"))
         case let .batch(items):
-            for (position, item) in items.enumerated() { try apply(item, field: "\(field)[\(position)]") }
+            if recordsChanges && changes.isEmpty {
+                changes.reserveCapacity(items.count)
+                changeKeys.reserveCapacity(items.count)
+            }
+            for (position, item) in items.enumerated() {
+                // The bulk item (imports, rotations) is named only when it fails: an add that
+                // fails has changed nothing, so trying it again throws the same error, named.
+                if case let .scheduleShift(shift) = item {
+                    do throws(ScheduleError) { try add(shift, field: "") } catch {
+                        try add(shift, field: "\(field)[\(position)].shift")
+                    }
+                } else {
+                    try apply(item, field: "\(field)[\(position)]")
+                }
+            }
         }
     }
 
@@ -92,6 +106,7 @@ struct MutationContext {
             return
         }
         if changeSlots.isEmpty {
+            changeSlots.reserveCapacity(changeKeys.capacity)
             for (slot, existing) in changeKeys.enumerated() { changeSlots[existing] = slot }
         }
         guard let slot = changeSlots[key] else {
@@ -126,17 +141,21 @@ struct MutationContext {
 
     /// Net changes without entities that were added and removed again within the mutation.
     var netChanges: [Change] {
-        changes.filter { change in
-            switch change {
-            case let .location(b, a): !(b == nil && a == nil) && b != a
-            case let .shiftType(b, a): !(b == nil && a == nil) && b != a
-            case let .person(b, a): !(b == nil && a == nil) && b != a
-            case let .shift(b, a, _): !(b == nil && a == nil) && b != a
-            case let .demand(b, a): !(b == nil && a == nil) && b != a
-            case let .availability(b, a): !(b == nil && a == nil) && b != a
-            case let .settings(b, a): b != a
-            case .changeLogPruned, .changeLogRecorded: true
-            }
+        // Usually every change is one (no copy of a big batch's list is made then).
+        guard !changes.allSatisfy(Self.isNetChange) else { return changes }
+        return changes.filter(Self.isNetChange)
+    }
+
+    private static func isNetChange(_ change: Change) -> Bool {
+        switch change {
+        case let .location(b, a): !(b == nil && a == nil) && b != a
+        case let .shiftType(b, a): !(b == nil && a == nil) && b != a
+        case let .person(b, a): !(b == nil && a == nil) && b != a
+        case let .shift(b, a, _): !(b == nil && a == nil) && b != a
+        case let .demand(b, a): !(b == nil && a == nil) && b != a
+        case let .availability(b, a): !(b == nil && a == nil) && b != a
+        case let .settings(b, a): b != a
+        case .changeLogPruned, .changeLogRecorded: true
         }
     }
 
@@ -285,7 +304,7 @@ struct MutationContext {
     // MARK: Shifts
 
     mutating func add(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
-        guard schedule.shift(shift.id) == nil else {
+        guard !schedule.containsShift(shift.id) else {
             throw .duplicateID(entity: .shift, id: shift.id.description, field: field + ".id")
         }
         try checkShift(shift, field: field)
@@ -338,10 +357,10 @@ struct MutationContext {
     }
 
     private func checkShift(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
-        guard schedule.shiftTypeStore[shift.shiftTypeID] != nil else {
+        guard schedule.shiftTypeStore.index(forKey: shift.shiftTypeID) != nil else {
             throw .unknownReference(field: field + ".shiftTypeID", id: shift.shiftTypeID.description)
         }
-        if let person = shift.personID, schedule.personStore[person] == nil {
+        if let person = shift.personID, schedule.personStore.index(forKey: person) == nil {
             throw .unknownReference(field: field + ".personID", id: person.description)
         }
         if shift.hasCustomEventIdentifier {
@@ -442,7 +461,7 @@ struct MutationContext {
     }
 
     private func checkAvailability(_ item: Availability, field: String) throws(ScheduleError) {
-        guard schedule.personStore[item.personID] != nil else {
+        guard schedule.personStore.index(forKey: item.personID) != nil else {
             throw .unknownReference(field: field + ".personID", id: item.personID.description)
         }
         if let type = item.shiftTypeID, schedule.shiftTypeStore[type] == nil {

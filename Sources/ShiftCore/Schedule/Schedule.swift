@@ -134,6 +134,16 @@ extension Schedule {
     public func location(_ id: LocationID) -> Location? { locationStore[id] }
     public func shiftType(_ id: ShiftTypeID) -> ShiftType? { shiftTypeStore[id] }
     public func person(_ id: PersonID) -> Person? { personStore[id] }
+    /// A person's display name (without copying the person).
+    func personName(_ id: PersonID) -> String? {
+        personStore.index(forKey: id).map { personStore[$0].value.displayName }
+    }
+    /// Whether a shift with this id exists (without copying it).
+    func containsShift(_ id: ShiftID) -> Bool {
+        if shiftStore.index(forKey: id) != nil { return true }
+        guard let source, !hiddenShifts.contains(id) else { return false }
+        return source.shift(id) != nil
+    }
     public func shift(_ id: ShiftID) -> ScheduledShift? {
         if let shift = shiftStore[id] { return shift }
         guard let source, !hiddenShifts.contains(id) else { return nil }

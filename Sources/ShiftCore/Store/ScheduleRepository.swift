@@ -46,9 +46,17 @@ public protocol ScheduleRepository: Sendable {
     /// Persists the schedule atomically (all or nothing) and returns the new revision. Called with
     /// the write lock held.
     func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision
+
+    /// Whether `save` writes a commit's log entries from `summary.logEntries` (SQLite) rather
+    /// than from the schedule's change log. When it does and the store reads the schedule back
+    /// after the commit (a bulk change over a `ScheduleSource`), the store does not copy the
+    /// entries into the schedule it hands over. False unless a repository says otherwise.
+    var savesLogFromSummary: Bool { get }
 }
 
 extension ScheduleRepository {
+    public var savesLogFromSummary: Bool { false }
+
     /// Takes the write lock, waiting for another writer at most `timeout`.
     /// - Throws: `ScheduleError.lockTimeout` naming the store.
     public func lockForWriting(timeout: Duration) async throws {

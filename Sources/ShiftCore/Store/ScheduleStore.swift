@@ -85,7 +85,12 @@ public actor ScheduleStore {
 
         var committed = proposed
         let logged = logEntries(for: changes, before: base, after: proposed, user: user, timestamp: timestamp)
-        for entry in logged { committed.changeLog.append(entry) }
+        // A bulk change over a source was proposed on a copy held in memory, and the store reads
+        // the schedule again after the commit: where the repository writes the summary's log
+        // entries, entries appended to the copy would be dropped unread (a bulk import's
+        // million would cost seconds).
+        let reloads = source != nil && committed.source == nil
+        if !(reloads && repository.savesLogFromSummary) { committed.changeLog.append(contentsOf: logged) }
         let recorded = changes.compactMap { change -> ChangeLogEntry? in
             if case let .changeLogRecorded(entry) = change { return entry }
             return nil
@@ -95,7 +100,7 @@ public actor ScheduleStore {
             committed, summary: CommitSummary(mutation: mutation, changes: changes, logEntries: entries))
         // Over a source, the repository stored the overlay: read it from there from now on (after
         // a bulk change held in memory, the small parts are read again and the rest left there).
-        if source != nil && committed.source == nil {
+        if reloads {
             (schedule, revision) = try repository.load()
         } else {
             schedule = committed.rebased()
@@ -236,8 +241,10 @@ public actor ScheduleStore {
     }
 
     private func logEntries(for changes: [Change], before: Schedule, after: Schedule, user: UserProfile, timestamp: Date) -> [ChangeLogEntry] {
-        changes.compactMap { change -> ChangeLogEntry? in
-            guard case let .shift(old, new, reason) = change else { return nil }
+        var entries: [ChangeLogEntry] = []
+        entries.reserveCapacity(changes.count)
+        for change in changes {
+            guard case let .shift(old, new, reason) = change else { continue }
             let changeType: ChangeType = switch (old, new) {
             case (nil, _): .created
             case (_, nil): .deleted
@@ -245,13 +252,14 @@ public actor ScheduleStore {
             case let (old?, new?) where old.personID != new.personID: .reassigned
             default: .updated
             }
-            return ChangeLogEntry(
+            entries.append(ChangeLogEntry(
                 id: ChangeLogEntryID(environment.makeUUID()), timestamp: timestamp, userId: user.userId,
                 userDisplayName: user.displayName, changeType: changeType,
                 scheduledShiftDate: (new ?? old)!.date,
                 oldShiftSnapshot: old.map { before.snapshot(of: $0) ?? after.snapshot(of: $0)! },
-                newShiftSnapshot: new.flatMap { after.snapshot(of: $0) }, reason: reason)
+                newShiftSnapshot: new.flatMap { after.snapshot(of: $0) }, reason: reason))
         }
+        return entries
     }
 }
 
@@ -271,7 +279,7 @@ extension Schedule {
         return ShiftSnapshot(
             shiftID: shift.id, shiftTypeID: type.id, symbol: type.symbol, title: type.title, duration: type.duration,
             date: shift.date, locationID: location?.id, locationName: location?.name, personID: shift.personID,
-            personName: shift.personID.flatMap { person($0)?.displayName }, notes: shift.notes)
+            personName: shift.personID.flatMap { personName($0) }, notes: shift.notes)
     }
 }
 
