@@ -171,7 +171,7 @@ extension App {
     private func importJSON(_ data: Data, file: String) async throws -> CommandResult {
         let incoming = try StoreFileCodec.decodeContent([UInt8](data), path: file)
         // The file must make a whole store by itself (its own references, unique ids): checked
-        // on another core while its entities are compared with the store's.
+        // on another core while its entities are merged and the rules run, before the commit.
         let wholeFile = Task.detached { _ = try incoming.schedule(path: file) }
         // Each incoming shift is looked up in the store: over SQLite, one read of a store not much
         // bigger than the file beats a query per shift.
@@ -199,8 +199,17 @@ extension App {
 
         let output = ImportOutput(file: file, unchanged: unchanged, locations: locations, shiftTypes: types, people: people,
                                   shifts: shifts, demand: demand, availability: availability)
-        try await wholeFile.value
-        if !mutations.isEmpty { _ = try await workspace.apply(.batch(mutations)) }
+        if mutations.isEmpty {
+            try await wholeFile.value
+        } else {
+            do {
+                _ = try await workspace.apply(.batch(mutations)) { try await wholeFile.value }
+            } catch let error where !(error is RejectedChange) {
+                // A broken file is reported as the file's problem, where it is in the file.
+                try await wholeFile.value
+                throw error
+            }
+        }
         let parts = [("locations", locations), ("shift types", types), ("people", people), ("shifts", shifts), ("demand", demand), ("availability", availability)]
             .filter { $0.1.added + $0.1.updated > 0 }
             .map { "\($0.0): \($0.1.added) added, \($0.1.updated) updated" }

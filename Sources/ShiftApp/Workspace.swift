@@ -100,10 +100,12 @@ public struct Workspace: Sendable {
     }
 
     /// Applies one mutation through the funnel with the rules loaded, as the acting user.
-    public func apply(_ mutation: Mutation) async throws -> (result: CommitResult, schedule: Schedule) {
+    public func apply(
+        _ mutation: Mutation, confirmation: (@Sendable () async throws -> Void)? = nil
+    ) async throws -> (result: CommitResult, schedule: Schedule) {
         let store = try await openStore()
         do {
-            let result = try await store.apply(mutation)
+            let result = try await store.apply(mutation, confirmation: confirmation)
             return (result, await store.schedule)
         } catch let ScheduleError.rejected(violations) {
             throw RejectedChange(violations: violations, schedule: await store.schedule, pending: mutation.shifts)

@@ -279,6 +279,32 @@ import Testing
         #expect(sandbox.bytes() == before)
     }
 
+    /// An imported file must make a whole store by itself: a shift whose type only the store has,
+    /// or a shift id twice, is the file's problem (named with the file), and nothing is written.
+    @Test func anImportFileThatIsNotAWholeStoreIsRefused() throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        let day = try #require(try sandbox.schedule().shiftType(symbol: "D"))
+        let shift: [String: Any] = ["id": "5e1f0000-0000-4000-8000-000000000009", "shiftTypeID": day.id.description, "date": "2026-03-01"]
+        // The store's own export with the shift types left out, and with a shift twice.
+        #expect(try sandbox.run("export", "--format", "json", "-o", "base.json").status == 0)
+        var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.path + "/base.json"))) as? [String: Any])
+        file["shifts"] = [shift]
+        file["shiftTypes"] = []
+        file["demand"] = []
+        try JSONSerialization.data(withJSONObject: file).write(to: URL(fileURLWithPath: sandbox.path + "/type.json"))
+        file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.path + "/base.json"))) as? [String: Any])
+        file["shifts"] = [shift, shift]
+        try JSONSerialization.data(withJSONObject: file).write(to: URL(fileURLWithPath: sandbox.path + "/twice.json"))
+        let before = try #require(sandbox.bytes())
+        for (file, field) in [("type.json", "shifts[0].shiftTypeID"), ("twice.json", "shifts[1].id")] {
+            let result = try sandbox.run("import", file)
+            #expect(result.status == 2, "\(file): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains(file + ": " + field), "\(file): \(result.stderr)")
+            #expect(sandbox.bytes() == before)
+        }
+    }
+
     @Test func validateReportsViolationsAsTextJSONAndGitHubAnnotations() throws {
         let sandbox = try Sandbox.withTeam()
         defer { sandbox.remove() }

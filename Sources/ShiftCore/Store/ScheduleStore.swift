@@ -53,6 +53,9 @@ public actor ScheduleStore {
     ///     other writers' commits were read and before anything is proposed: whatever it throws
     ///     ends the call with nothing written. For checks that must hold when the change
     ///     commits (a location is still unused, a shift still has the type the user saw).
+    ///   - confirmation: awaited once the rules have passed, before anything is written:
+    ///     whatever it throws ends the call with nothing written. For work that runs beside the
+    ///     proposal (an import checks its file as a whole on another core meanwhile).
     /// - Returns: the net changes, non-blocking violations and the change-log entries written
     ///   (the store's own and any `recordChangeLogEntry` appended).
     /// - Throws: `ScheduleError` for broken invariants (naming the field), `.rejected` with the
@@ -61,7 +64,8 @@ public actor ScheduleStore {
     ///   nothing was written.
     @discardableResult
     public func apply(
-        _ mutation: Mutation, as user: UserProfile? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil
+        _ mutation: Mutation, as user: UserProfile? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil,
+        confirmation: (@Sendable () async throws -> Void)? = nil
     ) async throws -> CommitResult {
         try await repository.lockForWriting(timeout: environment.lockTimeout)
         defer { repository.unlockForWriting() }
@@ -82,6 +86,7 @@ public actor ScheduleStore {
         if violations.contains(where: { $0.severity == .error }) {
             throw ScheduleError.rejected(violations: violations)
         }
+        try await confirmation?()
 
         var committed = proposed
         let logged = logEntries(for: changes, before: base, after: proposed, user: user, timestamp: timestamp)
