@@ -197,6 +197,33 @@ import Testing
         #expect(result.logEntries.map(\.changeType) == [.created])
     }
 
+    /// Past a handful of changes the net changes are kept by key: adds, then changes of what was
+    /// added, removed and added again, and a stored shift removed and added back.
+    @Test func aBigBatchReportsOneNetChangePerEntity() async throws {
+        let (store, _) = try await f.store()
+        let stored = f.shift(90, f.day, "2026-03-01", f.carol)
+        try await store.apply(.scheduleShift(stored))
+        let adds = (1...20).map { f.shift($0, f.day, "2026-03-\(String(format: "%02d", $0 + 1))", f.bob) }
+        var moved = adds[4]
+        moved.date = LocalDate("2026-04-01")!
+        var back = stored
+        back.notes = "back"
+        let result = try await store.apply(.batch(adds.map { .scheduleShift($0) } + [
+            .reassignShift(adds[2].id, to: f.carol.id), .unscheduleShift(adds[4].id), .scheduleShift(moved), .unscheduleShift(adds[6].id),
+            .unscheduleShift(stored.id), .scheduleShift(back),
+        ]))
+        #expect(result.changes.count == 20)
+        let byID = Dictionary(result.changes.compactMap { change -> (ShiftID, Change)? in
+            guard case let .shift(before, after, _) = change, let id = (after ?? before)?.id else { return nil }
+            return (id, change)
+        }, uniquingKeysWith: { first, _ in first })
+        #expect(byID[adds[6].id] == nil, "added and removed: no change")
+        #expect(byID[adds[2].id] == .shift(before: nil, after: { var s = adds[2]; s.personID = f.carol.id; return s }(), reason: nil))
+        #expect(byID[moved.id] == .shift(before: nil, after: moved, reason: nil))
+        #expect(byID[stored.id] == .shift(before: stored, after: back, reason: nil))
+        #expect(result.logEntries.map(\.changeType).filter { $0 == .created }.count == 19)
+    }
+
     @Test func validatorsSeeBeforeAndAfterAndErrorsReject() async throws {
         let f = self.f
         let rejectNights = RejectingValidator(severity: .error) { $0.shiftTypeID == f.night.id }

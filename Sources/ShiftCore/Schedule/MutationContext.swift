@@ -8,6 +8,8 @@ struct MutationContext {
     private(set) var changes: [Change] = []
     private var changeKeys: [ChangeKey] = []
     private var changeSlots: [ChangeKey: Int] = [:]
+    /// Entities removed in this mutation (an add of one merges with its removal).
+    private var removedKeys: Set<ChangeKey> = []
     /// Off while loading a stored schedule: nothing to report, and a million slots would cost.
     private let recordsChanges: Bool
 
@@ -95,6 +97,17 @@ struct MutationContext {
 
     private mutating func record(key: ChangeKey, _ change: Change) {
         guard recordsChanges else { return }
+        let action = change.action
+        // An entity added that was not removed earlier in this mutation has no earlier change to
+        // merge with (an add needs it absent; only a removal makes a changed entity absent): a
+        // batch of adds is recorded without a hash table.
+        if action == .added, removedKeys.isEmpty || !removedKeys.contains(key) {
+            if !changeSlots.isEmpty { changeSlots[key] = changes.count }
+            changeKeys.append(key)
+            changes.append(change)
+            return
+        }
+        if action == .removed { removedKeys.insert(key) }
         // Most mutations change one entity: a linear scan of a few keys beats a hash table.
         if changes.count < 8 {
             if let slot = changeKeys.firstIndex(of: key) {
