@@ -119,6 +119,8 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
+    /// Stated so that `Strideable`'s generic `==` (by distance) is not the one used.
+    public static func == (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber == rhs.dayNumber }
 
     public static func daysIn(month: Int, year: Int) -> Int {
         switch month {

@@ -317,11 +317,16 @@ struct MutationContext {
     // MARK: Shifts
 
     mutating func add(_ shift: ScheduledShift, field: String) throws(ScheduleError) {
-        guard !schedule.containsShift(shift.id) else {
+        try checkShift(shift, field: field)
+        // One walk of the map both stores the shift and finds one already there (put back).
+        if let existing = schedule.shiftStore.updateValue(shift, forKey: shift.id) {
+            schedule.shiftStore[shift.id] = existing
             throw .duplicateID(entity: .shift, id: shift.id.description, field: field + ".id")
         }
-        try checkShift(shift, field: field)
-        schedule.shiftStore[shift.id] = shift
+        if schedule.source != nil, schedule.containsStoredShift(shift.id) {
+            schedule.shiftStore[shift.id] = nil
+            throw .duplicateID(entity: .shift, id: shift.id.description, field: field + ".id")
+        }
         schedule.index.insert(shift)
         if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = shift.id }
         record(key: .shift(shift.id), .shift(before: nil, after: shift, reason: nil))

@@ -138,9 +138,8 @@ extension Schedule {
     func personName(_ id: PersonID) -> String? {
         personStore.index(forKey: id).map { personStore[$0].value.displayName }
     }
-    /// Whether a shift with this id exists (without copying it).
-    func containsShift(_ id: ShiftID) -> Bool {
-        if shiftStore.index(forKey: id) != nil { return true }
+    /// Whether the source holds a shift with this id that this schedule has not hidden.
+    func containsStoredShift(_ id: ShiftID) -> Bool {
         guard let source, !hiddenShifts.contains(id) else { return false }
         return source.shift(id) != nil
     }
