@@ -28,6 +28,9 @@ public final class SQLiteRepository: ScheduleRepository {
     private let pool: DatabasePool
     private let source: SQLiteScheduleSource
     private let writeLock: FileLock
+    /// Opened read only: this process may not write the file or its folder (another user's
+    /// store, read-only media). Reads work; a write fails with a clear error.
+    public let isReadOnly: Bool
 
     /// How long a connection waits for SQLite's locks, and `write` for the store's write lock.
     static let busyTimeout: TimeInterval = 10
@@ -54,8 +57,13 @@ public final class SQLiteRepository: ScheduleRepository {
         let migrator = SQLiteSchema.migrator(initialSettings: initialSettings)
         var needsMigration = true
         var creates = false
-        if try Self.fileExists(path) {
-            switch try Self.inspect(path, migrator) {
+        let exists = try Self.fileExists(path)
+        isReadOnly = exists && !Self.mayWrite(path)
+        // Read only, a database in WAL mode needs its -shm file, which only a writer can make
+        // once the last connection removed it: then the file is read as immutable.
+        let readPath = isReadOnly ? try Self.readOnlyPath(path) : path
+        if exists {
+            switch try Self.inspect(readPath, migrator, path: path) {
             case .current: needsMigration = false
             case .older: break
             case .empty where createIfMissing: creates = true
@@ -72,9 +80,43 @@ public final class SQLiteRepository: ScheduleRepository {
             throw StorageError.invalidContent(
                 path: path, reason: "settings.timeZone: '\(initialSettings.timeZoneIdentifier)' is not an IANA time zone (e.g. Europe/Berlin)")
         }
-        pool = try Self.openPool(path, trace: trace)
+        if isReadOnly, needsMigration {
+            throw StorageError.unreadable(path: path, reason: "the store was written by an older version and must be upgraded, which needs write access to it")
+        }
+        pool = isReadOnly ? try Self.openReadOnlyPool(readPath, path: path, trace: trace) : try Self.openPool(path, trace: trace)
         source = SQLiteScheduleSource(pool: pool, path: path)
         if needsMigration { try migrate(migrator) }
+    }
+
+    /// Whether this process may write the store: the file and its folder (for the -wal and
+    /// -shm files SQLite keeps beside it).
+    private static func mayWrite(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        return access(path, W_OK) == 0 && access(folder.isEmpty ? "." : folder, W_OK) == 0
+    }
+
+    /// The path to open a store this process may not write: the file itself when SQLite can read
+    /// it so (a writer has the store open, so its -shm file exists), else an immutable URI.
+    private static func readOnlyPath(_ path: String) throws -> String {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true, trace: nil))
+            _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            return path
+        } catch let error as DatabaseError where [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) {
+            var allowed = CharacterSet.urlPathAllowed
+            allowed.remove(charactersIn: "?#%")
+            return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+        } catch {
+            throw readError(error, path: path)
+        }
+    }
+
+    private static func openReadOnlyPool(_ readPath: String, path: String, trace: (@Sendable (String) -> Void)?) throws -> DatabasePool {
+        do {
+            return try DatabasePool(path: readPath, configuration: configuration(readonly: true, trace: trace))
+        } catch {
+            throw readError(error, path: path)
+        }
     }
 
     // MARK: ScheduleRepository
@@ -96,7 +138,8 @@ public final class SQLiteRepository: ScheduleRepository {
     }
 
     public func tryLockForWriting() throws -> Bool {
-        try writeLock.tryLock()
+        try refuseIfReadOnly()
+        return try writeLock.tryLock()
     }
 
     public func unlockForWriting() {
@@ -116,6 +159,7 @@ public final class SQLiteRepository: ScheduleRepository {
 
     /// One write transaction: all of `body` or nothing.
     func writing<T>(_ body: (Database) throws -> T) throws -> T {
+        try refuseIfReadOnly()
         do {
             return try pool.write(body)
         } catch {
@@ -127,6 +171,7 @@ public final class SQLiteRepository: ScheduleRepository {
     /// (`PRAGMA foreign_key_check`), instead of row by row: for replacing the whole content,
     /// where the row-by-row bookkeeping also keeps SQLite from emptying a table at once.
     func writingInBulk<T>(_ body: (Database) throws -> T) throws -> T {
+        try refuseIfReadOnly()
         do {
             return try pool.writeWithoutTransaction { db in
                 // Outside a transaction, where the pragma takes effect.
@@ -147,6 +192,11 @@ public final class SQLiteRepository: ScheduleRepository {
         } catch {
             throw writeError(error)
         }
+    }
+
+    private func refuseIfReadOnly() throws {
+        guard isReadOnly else { return }
+        throw StorageError.writeFailed(path: path, reason: "this user may not write the file or its folder, so the store is read-only here")
     }
 
     private func writeError(_ error: any Error) -> any Error {
@@ -232,9 +282,9 @@ public final class SQLiteRepository: ScheduleRepository {
 
     /// The state of an existing database, read through a read-only connection so that a file
     /// that turns out not to be ours is left exactly as it was (a pool would switch it to WAL).
-    private static func inspect(_ path: String, _ migrator: DatabaseMigrator) throws -> SchemaState {
+    private static func inspect(_ readPath: String, _ migrator: DatabaseMigrator, path: String) throws -> SchemaState {
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration(readonly: true, trace: nil))
+            let queue = try DatabaseQueue(path: readPath, configuration: configuration(readonly: true, trace: nil))
             return try queue.read { try SchemaState(db: $0, migrator: migrator) }
         } catch {
             throw readError(error, path: path)

@@ -305,6 +305,40 @@ import Testing
         }
     }
 
+    /// A store this user may not write (another user's, on read-only media) is read as usual;
+    /// a change is refused with a clear error and nothing is written. As root, the commands run
+    /// as `nobody` (root may write anything).
+    @Test(.enabled(if: ReadOnlyUser.launcher != nil, "needs a user without write access (runuser and nobody, as root)"),
+          arguments: StoreBackend.allCases)
+    func aStoreThisUserMayNotWriteIsReadOnly(_ backend: StoreBackend) throws {
+        let sandbox = try Sandbox()
+        defer {
+            chmod(sandbox.path + "/ro", 0o755)
+            sandbox.remove()
+        }
+        let store = "ro/" + backend.fileName
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/ro", withIntermediateDirectories: true)
+        #expect(try sandbox.run("--store", store, "init", "--time-zone", "UTC").status == 0)
+        #expect(try sandbox.run("--store", store, "type", "add", "D", "--time", "07:00-19:00").status == 0)
+        #expect(try sandbox.run("--store", store, "schedule", "add", "--type", "D", "--date", "2026-03-02").status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.path + "/ro")
+        #expect(!files.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "closed cleanly: \(files)")
+        for file in files where !file.hasPrefix("rules") { chmod(sandbox.path + "/ro/" + file, 0o444) }
+        chmod(sandbox.path + "/ro", 0o555)
+        let before = try #require(sandbox.bytes(store))
+        let launcher = try #require(ReadOnlyUser.launcher)
+
+        let list = try sandbox.run(arguments: ["--store", store, "schedule", "list"], launcher: launcher)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("2026-03-02"))
+        let validate = try sandbox.run(arguments: ["--store", store, "validate"], launcher: launcher)
+        #expect(validate.status == 0, "\(validate.stderr)")
+        let add = try sandbox.run(arguments: ["--store", store, "person", "add", "Zed"], launcher: launcher)
+        #expect(add.status == 2)
+        #expect(add.stderr.contains(backend.fileName), "\(add.stderr)")
+        #expect(sandbox.bytes(store) == before)
+    }
+
     @Test func validateReportsViolationsAsTextJSONAndGitHubAnnotations() throws {
         let sandbox = try Sandbox.withTeam()
         defer { sandbox.remove() }
@@ -431,4 +465,22 @@ import Testing
         #expect(result.stdout.contains("shiftctl"))
         #expect(result.stdout.contains("roster"))
     }
+}
+
+/// How to run `shiftctl` as a user who may not write a store: as ourselves when we are not root,
+/// else as `nobody` through `runuser` (nil when neither works here).
+enum ReadOnlyUser {
+    static let launcher: [String]? = {
+        guard getuid() == 0 else { return [] }
+        let runuser = "/usr/sbin/runuser"
+        guard FileManager.default.isExecutableFile(atPath: runuser) else { return nil }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: runuser)
+        probe.arguments = ["-u", "nobody", "--", CLI.executable.path, "--version"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return nil }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0 ? [runuser, "-u", "nobody", "--"] : nil
+    }()
 }

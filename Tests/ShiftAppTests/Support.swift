@@ -37,10 +37,16 @@ struct Sandbox {
         try run(arguments: arguments, environment: extra)
     }
 
-    func run(arguments: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
+    /// `launcher`: a command that runs `shiftctl` for us (`runuser -u nobody --`).
+    func run(arguments: [String], environment extra: [String: String] = [:], launcher: [String] = []) throws -> CLIResult {
         let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [CLI.executable.path] + arguments
+        } else {
+            process.executableURL = CLI.executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: path)
         var environment = ["PATH": "/usr/bin:/bin", "HOME": path, "USER": "tester", "COLUMNS": "80", "TZ": "UTC"]
         environment.merge(Sandbox.sanitizerOptions) { $1 }
