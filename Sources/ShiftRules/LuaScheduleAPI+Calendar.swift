@@ -10,7 +10,10 @@ extension LuaScheduleAPI {
         func add(_ name: String, _ body: @escaping (LuaArguments) throws -> [LuaValue]) throws {
             functions[.string(name)] = .function(try runtime.makeFunction(name: "cal.\(name)", body))
         }
-        func dateArgument(_ args: LuaArguments, _ index: Int, _ function: String) throws -> LocalDate {
+        // A closure holding the API unowned, not a nested function: a function nested here would
+        // hold it strongly, and the runtime keeps the closures below (a cycle that leaked the
+        // whole runtime).
+        let dateArgument = { [unowned self] (args: LuaArguments, index: Int, function: String) throws -> LocalDate in
             try date(try args.value(index), "cal.\(function)")
         }
 
