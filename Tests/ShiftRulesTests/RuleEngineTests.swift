@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import LuaHost
 import ShiftCore
 @testable import ShiftRules
 
@@ -267,5 +268,25 @@ import ShiftCore
         try await store.apply(.updateSettings(settings))
         let later = try await store.apply(.scheduleShift(w.shift(5, w.day, "2026-03-08", w.bob)))
         #expect(later.violations.first?.message.contains("2026-03-02 2026-03-29 28") == true, "\(later.violations)")
+    }
+}
+
+/// The schedule API and its Lua runtime hold each other only one way: dropping the API frees the
+/// runtime (a helper that held the API strongly from a closure the runtime keeps once leaked a
+/// whole runtime per rule engine, which LeakSanitizer found).
+@Suite struct RuntimeLifetimeTests {
+    @Test func droppingTheScheduleAPIFreesItsRuntime() throws {
+        weak var runtime: LuaRuntime?
+        weak var api: LuaScheduleAPI?
+        do {
+            let made = try LuaScheduleAPI(runtime: try LuaRuntime(), now: { fixedNow })
+            api = made
+            runtime = made.runtime
+            // A helper that goes through the shared date reader.
+            let result = try made.runtime.loadPlugin(source: "return cal.add_days('2026-03-01', 1)", chunkName: "t.lua")
+            #expect(try made.runtime.value(of: result) == .string("2026-03-02"))
+        }
+        #expect(api == nil)
+        #expect(runtime == nil)
     }
 }
