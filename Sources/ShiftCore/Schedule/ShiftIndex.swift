@@ -45,13 +45,17 @@ struct ShiftIndex: Sendable {
     }
 
     private static func removeSorted<K: Hashable, T: Comparable>(_ dictionary: inout TreeDictionary<K, [T]>, key: K, _ element: T) {
-        guard let array = dictionary[key] else { return }
-        let position = lowerBound(array, element)
-        guard position < array.count, array[position] == element else { return }
-        if array.count == 1 {
+        // Found first, changed in place after: a copy of the array held meanwhile would make the
+        // change copy the whole array even where the map holds it alone (later changes of a batch).
+        let found: (position: Int, count: Int)? = dictionary[key].flatMap { array in
+            let position = lowerBound(array, element)
+            return position < array.count && array[position] == element ? (position, array.count) : nil
+        }
+        guard let found else { return }
+        if found.count == 1 {
             dictionary[key] = nil
         } else {
-            dictionary[key]!.remove(at: position)
+            dictionary[key]!.remove(at: found.position)
         }
     }
 
