@@ -56,8 +56,8 @@ struct JSONReader {
         return position < bytes.count ? bytes[position] : 0
     }
 
-    mutating func expect(_ byte: UInt8, _ what: String) throws(StorageError) {
-        guard peek() == byte else { throw error("expected \(what), found \(describeNext())") }
+    mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(StorageError) {
+        guard peek() == byte else { throw error("expected \(what()), found \(describeNext())") }
         position += 1
     }
 
@@ -204,14 +204,14 @@ struct JSONReader {
         return value
     }
 
-    mutating func readInt(_ what: String) throws(StorageError) -> Int {
+    mutating func readInt(_ what: @autoclosure () -> String) throws(StorageError) -> Int {
         let start = valueStart()
         let next = peek()
         guard next == UInt8(ascii: "-") || (48...57).contains(next) else {
-            throw error("\(what) must be a whole number, found \(describeNext())", at: start)
+            throw error("\(what()) must be a whole number, found \(describeNext())", at: start)
         }
         let value = try readNumber()
-        guard value.rounded() == value, abs(value) < 1e15 else { throw error("\(what) must be a whole number", at: start) }
+        guard value.rounded() == value, abs(value) < 1e15 else { throw error("\(what()) must be a whole number", at: start) }
         return Int(value)
     }
 
@@ -338,16 +338,16 @@ struct JSONReader {
 
     // MARK: Typed values
 
-    mutating func readUUID(_ what: String) throws(StorageError) -> UUID {
+    mutating func readUUID(_ what: @autoclosure () -> String) throws(StorageError) -> UUID {
         let start = valueStart()
         if let uuid = try withStringBytes({ UUID(asciiBytes: $0) }) { return uuid }
-        throw error("\(what): \(describeValue(at: start)) is not a UUID", at: start)
+        throw error("\(what()): \(describeValue(at: start)) is not a UUID", at: start)
     }
 
-    mutating func readDate(_ what: String) throws(StorageError) -> LocalDate {
+    mutating func readDate(_ what: @autoclosure () -> String) throws(StorageError) -> LocalDate {
         let start = valueStart()
         if let date = try withStringBytes({ LocalDate(isoBytes: $0) }) { return date }
-        throw error("\(what): \(describeValue(at: start)) is not a date (expected an existing YYYY-MM-DD)", at: start)
+        throw error("\(what()): \(describeValue(at: start)) is not a date (expected an existing YYYY-MM-DD)", at: start)
     }
 
     /// The string that starts at `offset`, quoted and shortened, for messages.

@@ -84,7 +84,7 @@ extension StoreFileCodec {
 
         mutating func read(_ key: String, _ r: inout JSONReader) throws(StorageError) {
             let decoder = EntityDecoder(version: version!)
-            func array<T>(_ decode: (inout JSONReader, String) throws(StorageError) -> T) throws(StorageError) -> [T] {
+            func array<T>(_ decode: (inout JSONReader, @autoclosure () -> String) throws(StorageError) -> T) throws(StorageError) -> [T] {
                 var items: [T] = []
                 try r.readArray { r, index throws(StorageError) in items.append(try decode(&r, "\(key)[\(index)]")) }
                 return items
@@ -177,42 +177,42 @@ struct EntityDecoder {
         return settings
     }
 
-    func attributes(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Attributes {
+    func attributes(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> Attributes {
         var result: Attributes = [:]
-        try r.readObject { r, key throws(StorageError) in result[key] = try attribute(&r, "\(path).\(key)") }
+        try r.readObject { r, key throws(StorageError) in result[key] = try attribute(&r, "\(path()).\(key)") }
         return result
     }
 
-    private func attribute(_ r: inout JSONReader, _ path: String) throws(StorageError) -> AttributeValue {
+    private func attribute(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> AttributeValue {
         switch r.peek() {
         case UInt8(ascii: "\""): return .string(try r.readString())
         case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try r.readBool())
         case UInt8(ascii: "["):
             var items: [AttributeValue] = []
-            try r.readArray { r, index throws(StorageError) in items.append(try attribute(&r, "\(path)[\(index)]")) }
+            try r.readArray { r, index throws(StorageError) in items.append(try attribute(&r, "\(path())[\(index)]")) }
             return .list(items)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try r.readNumber())
-        default: throw r.error("\(path): an attribute is a string, number, bool or list, not \(r.describeNext())")
+        default: throw r.error("\(path()): an attribute is a string, number, bool or list, not \(r.describeNext())")
         }
     }
 
-    private func duration(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftDuration {
+    private func duration(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> ShiftDuration {
         let at = r.valueStart()
         let text = try r.readString()
         guard let duration = ShiftDuration(text) else {
-            throw r.error("\(path): '\(text)' is not a duration (all-day or HH:MM-HH:MM)", at: at)
+            throw r.error("\(path()): '\(text)' is not a duration (all-day or HH:MM-HH:MM)", at: at)
         }
         return duration
     }
 
-    private func time(_ r: inout JSONReader, _ path: String) throws(StorageError) -> HourMinuteTime {
+    private func time(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> HourMinuteTime {
         let at = r.valueStart()
         let text = try r.readString()
-        guard let time = HourMinuteTime(text) else { throw r.error("\(path): '\(text)' is not a time (HH:MM, 00:00…23:59)", at: at) }
+        guard let time = HourMinuteTime(text) else { throw r.error("\(path()): '\(text)' is not a time (HH:MM, 00:00…23:59)", at: at) }
         return time
     }
 
-    func location(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Location {
+    func location(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> Location {
         let start = r.position
         var id: UUID?
         var name: String?
@@ -220,19 +220,19 @@ struct EntityDecoder {
         var attrs: Attributes = [:]
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
+            case "id": id = try r.readUUID(path() + ".id")
             case "name": name = try r.readString()
             case "address": address = try r.readString()
-            case "attributes": attrs = try attributes(&r, path + ".attributes")
-            default: throw unknown(key, path, r)
+            case "attributes": attrs = try attributes(&r, path() + ".attributes")
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let name else { throw missing("name", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let name else { throw missing("name", path(), r, start) }
         return Location(id: LocationID(id), name: name, address: address, attributes: attrs)
     }
 
-    func shiftType(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftType {
+    func shiftType(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> ShiftType {
         let start = r.position
         var id: UUID?
         var symbol: String?
@@ -247,21 +247,21 @@ struct EntityDecoder {
         var allDay = false
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
+            case "id": id = try r.readUUID(path() + ".id")
             case "symbol": symbol = try r.readString()
             case "title": title = try r.readString()
             case "description": description = try r.readString()
-            case "duration" where version >= 2: parsedDuration = try duration(&r, path + ".duration")
-            case "locationID": location = try r.readUUID(path + ".locationID")
-            case "attributes" where version >= 2: attrs = try attributes(&r, path + ".attributes")
-            case "startTime" where version == 1: startTime = try time(&r, path + ".startTime")
-            case "endTime" where version == 1: endTime = try time(&r, path + ".endTime")
+            case "duration" where version >= 2: parsedDuration = try duration(&r, path() + ".duration")
+            case "locationID": location = try r.readUUID(path() + ".locationID")
+            case "attributes" where version >= 2: attrs = try attributes(&r, path() + ".attributes")
+            case "startTime" where version == 1: startTime = try time(&r, path() + ".startTime")
+            case "endTime" where version == 1: endTime = try time(&r, path() + ".endTime")
             case "allDay" where version == 1: allDay = try r.readBool()
-            default: throw unknown(key, path, r)
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let symbol else { throw missing("symbol", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let symbol else { throw missing("symbol", path(), r, start) }
         if version == 1 {
             if allDay {
                 parsedDuration = .allDay
@@ -269,31 +269,31 @@ struct EntityDecoder {
                 parsedDuration = .scheduled(from: startTime, to: endTime)
             }
         }
-        guard let parsedDuration else { throw missing(version == 1 ? "startTime/endTime" : "duration", path, r, start) }
+        guard let parsedDuration else { throw missing(version == 1 ? "startTime/endTime" : "duration", path(), r, start) }
         return ShiftType(
             id: ShiftTypeID(id), symbol: symbol, title: title, description: description, duration: parsedDuration,
             locationID: location.map(LocationID.init), attributes: attrs)
     }
 
-    func person(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Person {
+    func person(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> Person {
         let start = r.position
         var id: UUID?
         var name: String?
         var attrs: Attributes = [:]
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
+            case "id": id = try r.readUUID(path() + ".id")
             case "displayName" where version >= 2, "name" where version == 1: name = try r.readString()
-            case "attributes" where version >= 2: attrs = try attributes(&r, path + ".attributes")
-            default: throw unknown(key, path, r)
+            case "attributes" where version >= 2: attrs = try attributes(&r, path() + ".attributes")
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let name else { throw missing(version == 1 ? "name" : "displayName", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let name else { throw missing(version == 1 ? "name" : "displayName", path(), r, start) }
         return Person(id: PersonID(id), displayName: name, attributes: attrs)
     }
 
-    func shift(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ScheduledShift {
+    func shift(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> ScheduledShift {
         let start = r.position
         var id: UUID?
         var type: UUID?
@@ -304,25 +304,25 @@ struct EntityDecoder {
         var uid: String?
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
-            case "shiftTypeID" where version >= 2, "typeID" where version == 1: type = try r.readUUID(path + ".shiftTypeID")
-            case "date": date = try r.readDate(path + ".date")
-            case "personID": person = try r.readUUID(path + ".personID")
+            case "id": id = try r.readUUID(path() + ".id")
+            case "shiftTypeID" where version >= 2, "typeID" where version == 1: type = try r.readUUID(path() + ".shiftTypeID")
+            case "date": date = try r.readDate(path() + ".date")
+            case "personID": person = try r.readUUID(path() + ".personID")
             case "notes": notes = try r.readString()
-            case "attributes" where version >= 2: attrs = try attributes(&r, path + ".attributes")
+            case "attributes" where version >= 2: attrs = try attributes(&r, path() + ".attributes")
             case "eventIdentifier": uid = try r.readString()
-            default: throw unknown(key, path, r)
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let type else { throw missing("shiftTypeID", path, r, start) }
-        guard let date else { throw missing("date", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let type else { throw missing("shiftTypeID", path(), r, start) }
+        guard let date else { throw missing("date", path(), r, start) }
         return ScheduledShift(
             id: ShiftID(id), shiftTypeID: ShiftTypeID(type), date: date, personID: person.map(PersonID.init),
             notes: notes, attributes: attrs, eventIdentifier: uid)
     }
 
-    func demand(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Demand {
+    func demand(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> Demand {
         let start = r.position
         var id: UUID?
         var day: DemandDay?
@@ -332,28 +332,28 @@ struct EntityDecoder {
         var optimal: Int?
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
-            case "date": day = .date(try r.readDate(path + ".date"))
+            case "id": id = try r.readUUID(path() + ".id")
+            case "date": day = .date(try r.readDate(path() + ".date"))
             case "weekday":
                 let at = r.valueStart()
                 let text = try r.readString()
-                guard let weekday = Weekday(name: text) else { throw r.error("\(path).weekday: '\(text)' is not a weekday", at: at) }
+                guard let weekday = Weekday(name: text) else { throw r.error("\(path()).weekday: '\(text)' is not a weekday", at: at) }
                 day = .weekday(weekday)
-            case "shiftTypeID": type = try r.readUUID(path + ".shiftTypeID")
+            case "shiftTypeID": type = try r.readUUID(path() + ".shiftTypeID")
             case "skill": skill = try r.readString()
-            case "minimum": minimum = try r.readInt(path + ".minimum")
-            case "optimal": optimal = try r.readInt(path + ".optimal")
-            default: throw unknown(key, path, r)
+            case "minimum": minimum = try r.readInt(path() + ".minimum")
+            case "optimal": optimal = try r.readInt(path() + ".optimal")
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let day else { throw missing("date\" or \"weekday", path, r, start) }
-        guard let type else { throw missing("shiftTypeID", path, r, start) }
-        guard let minimum else { throw missing("minimum", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let day else { throw missing("date\" or \"weekday", path(), r, start) }
+        guard let type else { throw missing("shiftTypeID", path(), r, start) }
+        guard let minimum else { throw missing("minimum", path(), r, start) }
         return Demand(id: DemandID(id), day: day, shiftTypeID: ShiftTypeID(type), skill: skill, minimum: minimum, optimal: optimal ?? minimum)
     }
 
-    func availability(_ r: inout JSONReader, _ path: String) throws(StorageError) -> Availability {
+    func availability(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> Availability {
         let start = r.position
         var id: UUID?
         var person: UUID?
@@ -364,32 +364,32 @@ struct EntityDecoder {
         var weight: Double?
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
-            case "personID": person = try r.readUUID(path + ".personID")
-            case "from": from = try r.readDate(path + ".from")
-            case "to": to = try r.readDate(path + ".to")
-            case "shiftTypeID": type = try r.readUUID(path + ".shiftTypeID")
+            case "id": id = try r.readUUID(path() + ".id")
+            case "personID": person = try r.readUUID(path() + ".personID")
+            case "from": from = try r.readDate(path() + ".from")
+            case "to": to = try r.readDate(path() + ".to")
+            case "shiftTypeID": type = try r.readUUID(path() + ".shiftTypeID")
             case "kind":
                 let at = r.valueStart()
                 let text = try r.readString()
                 guard let parsed = AvailabilityKind(rawValue: text) else {
-                    throw r.error("\(path).kind: '\(text)' is not unavailable, undesired or desired", at: at)
+                    throw r.error("\(path()).kind: '\(text)' is not unavailable, undesired or desired", at: at)
                 }
                 kind = parsed
             case "weight": weight = try r.readNumber()
-            default: throw unknown(key, path, r)
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let person else { throw missing("personID", path, r, start) }
-        guard let from else { throw missing("from", path, r, start) }
-        guard let kind else { throw missing("kind", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let person else { throw missing("personID", path(), r, start) }
+        guard let from else { throw missing("from", path(), r, start) }
+        guard let kind else { throw missing("kind", path(), r, start) }
         return Availability(
             id: AvailabilityID(id), personID: PersonID(person), from: from, to: to ?? from,
             shiftTypeID: type.map(ShiftTypeID.init), kind: kind, weight: weight)
     }
 
-    func snapshot(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ShiftSnapshot {
+    func snapshot(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> ShiftSnapshot {
         let start = r.position
         var shiftID: UUID?
         var typeID: UUID?
@@ -404,32 +404,32 @@ struct EntityDecoder {
         var notes: String?
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "shiftID": shiftID = try r.readUUID(path + ".shiftID")
-            case "shiftTypeID": typeID = try r.readUUID(path + ".shiftTypeID")
+            case "shiftID": shiftID = try r.readUUID(path() + ".shiftID")
+            case "shiftTypeID": typeID = try r.readUUID(path() + ".shiftTypeID")
             case "symbol": symbol = try r.readString()
             case "title": title = try r.readString()
-            case "duration": parsedDuration = try duration(&r, path + ".duration")
-            case "date": date = try r.readDate(path + ".date")
-            case "locationID": locationID = try r.readUUID(path + ".locationID")
+            case "duration": parsedDuration = try duration(&r, path() + ".duration")
+            case "date": date = try r.readDate(path() + ".date")
+            case "locationID": locationID = try r.readUUID(path() + ".locationID")
             case "locationName": locationName = try r.readString()
-            case "personID": personID = try r.readUUID(path + ".personID")
+            case "personID": personID = try r.readUUID(path() + ".personID")
             case "personName": personName = try r.readString()
             case "notes": notes = try r.readString()
-            default: throw unknown(key, path, r)
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let shiftID else { throw missing("shiftID", path, r, start) }
-        guard let typeID else { throw missing("shiftTypeID", path, r, start) }
-        guard let symbol else { throw missing("symbol", path, r, start) }
-        guard let parsedDuration else { throw missing("duration", path, r, start) }
-        guard let date else { throw missing("date", path, r, start) }
+        guard let shiftID else { throw missing("shiftID", path(), r, start) }
+        guard let typeID else { throw missing("shiftTypeID", path(), r, start) }
+        guard let symbol else { throw missing("symbol", path(), r, start) }
+        guard let parsedDuration else { throw missing("duration", path(), r, start) }
+        guard let date else { throw missing("date", path(), r, start) }
         return ShiftSnapshot(
             shiftID: ShiftID(shiftID), shiftTypeID: ShiftTypeID(typeID), symbol: symbol, title: title,
             duration: parsedDuration, date: date, locationID: locationID.map(LocationID.init), locationName: locationName,
             personID: personID.map(PersonID.init), personName: personName, notes: notes)
     }
 
-    func logEntry(_ r: inout JSONReader, _ path: String) throws(StorageError) -> ChangeLogEntry {
+    func logEntry(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> ChangeLogEntry {
         let start = r.position
         var id: UUID?
         var timestamp: Date?
@@ -442,12 +442,12 @@ struct EntityDecoder {
         var reason: String?
         try r.readObject { r, key throws(StorageError) in
             switch key {
-            case "id": id = try r.readUUID(path + ".id")
+            case "id": id = try r.readUUID(path() + ".id")
             case "timestamp":
                 let at = r.valueStart()
                 let text = try r.readString()
                 guard let parsed = Timestamp.parse(text) else {
-                    throw r.error("\(path).timestamp: '\(text)' is not a UTC timestamp (YYYY-MM-DDTHH:MM:SS.sssZ)", at: at)
+                    throw r.error("\(path()).timestamp: '\(text)' is not a UTC timestamp (YYYY-MM-DDTHH:MM:SS.sssZ)", at: at)
                 }
                 timestamp = parsed
             case "userId": userId = try r.readString()
@@ -455,20 +455,20 @@ struct EntityDecoder {
             case "changeType":
                 let at = r.valueStart()
                 let text = try r.readString()
-                guard let parsed = ChangeType(rawValue: text) else { throw r.error("\(path).changeType: '\(text)' is not a change type", at: at) }
+                guard let parsed = ChangeType(rawValue: text) else { throw r.error("\(path()).changeType: '\(text)' is not a change type", at: at) }
                 changeType = parsed
-            case "scheduledShiftDate": date = try r.readDate(path + ".scheduledShiftDate")
-            case "oldShiftSnapshot": old = try snapshot(&r, path + ".oldShiftSnapshot")
-            case "newShiftSnapshot": new = try snapshot(&r, path + ".newShiftSnapshot")
+            case "scheduledShiftDate": date = try r.readDate(path() + ".scheduledShiftDate")
+            case "oldShiftSnapshot": old = try snapshot(&r, path() + ".oldShiftSnapshot")
+            case "newShiftSnapshot": new = try snapshot(&r, path() + ".newShiftSnapshot")
             case "reason": reason = try r.readString()
-            default: throw unknown(key, path, r)
+            default: throw unknown(key, path(), r)
             }
         }
-        guard let id else { throw missing("id", path, r, start) }
-        guard let timestamp else { throw missing("timestamp", path, r, start) }
-        guard let userId else { throw missing("userId", path, r, start) }
-        guard let changeType else { throw missing("changeType", path, r, start) }
-        guard let date else { throw missing("scheduledShiftDate", path, r, start) }
+        guard let id else { throw missing("id", path(), r, start) }
+        guard let timestamp else { throw missing("timestamp", path(), r, start) }
+        guard let userId else { throw missing("userId", path(), r, start) }
+        guard let changeType else { throw missing("changeType", path(), r, start) }
+        guard let date else { throw missing("scheduledShiftDate", path(), r, start) }
         return ChangeLogEntry(
             id: ChangeLogEntryID(id), timestamp: timestamp, userId: userId, userDisplayName: userName ?? userId,
             changeType: changeType, scheduledShiftDate: date, oldShiftSnapshot: old, newShiftSnapshot: new, reason: reason)
