@@ -89,7 +89,7 @@ public final class RuleEngine: ScheduleValidator {
     /// reported is therefore exactly what the checks alone would report, in the same order.
     func clearance(for proposal: Proposal) throws -> Clearance? {
         guard configuration.personPhase, proposal.changes.count > 1 else { return nil }
-        guard state.withLock({ !$0.personPhaseRules(only: nil).isEmpty }) else { return nil }
+        guard state.withLock({ !$0.clearingRules(only: nil).isEmpty }) else { return nil }
         var added: [PersonID: Int] = [:]
         for change in proposal.changes {
             if case let .shift(nil, shift?, _) = change, let person = shift.personID { added[person, default: 0] += 1 }
@@ -533,7 +533,7 @@ final class EngineState {
         return try evaluating(schedule) {
             try checkEachShift(schedule, only: only, slice: nil)
             let perShift = collected.count
-            try checkPeople(schedule, only: only, groups: groups[...])
+            try checkPeople(schedule, rules: personPhaseRules(only: only), groups: groups[...])
             let people = collected.count
             try wholeSchedulePhase(schedule, only: only)
             let parts = Self.deduplicated([Array(collected[..<perShift]), Array(collected[people...])])
@@ -555,7 +555,7 @@ final class EngineState {
         try evaluating(schedule) {
             switch part {
             case let .shifts(slice): try checkEachShift(schedule, only: only, slice: slice)
-            case let .people(groups): try checkPeople(schedule, only: only, groups: groups)
+            case let .people(groups): try checkPeople(schedule, rules: personPhaseRules(only: only), groups: groups)
             case .wholeSchedule: try wholeSchedulePhase(schedule, only: only)
             }
             return collected
@@ -582,6 +582,12 @@ final class EngineState {
     /// The rules whose person phase runs in `validate`.
     func personPhaseRules(only: String?) -> [LoadedRule] {
         rules.filter { hasPersonPhase($0) && enabled($0, only: only) }
+    }
+
+    /// The rules whose person phase can spare their checks of a batch's adds: those that check
+    /// shifts at all.
+    func clearingRules(only: String?) -> [LoadedRule] {
+        personPhaseRules(only: only).filter { $0.check != nil && $0.triggers.contains(.shift) }
     }
 
     private func enabled(_ rule: LoadedRule, only: String?) -> Bool {
@@ -666,7 +672,7 @@ final class EngineState {
     func clearance(_ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>) throws -> Clearance {
         var clearance = Clearance()
         try evaluating(schedule) {
-            try checkPeople(schedule, only: only, groups: groups) { rule, group in
+            try checkPeople(schedule, rules: clearingRules(only: only), groups: groups) { rule, group in
                 // A finding marks its person; one naming nobody of the group marks them all.
                 var reported: Set<PersonID> = []
                 let members = Set(group.people)
@@ -690,9 +696,8 @@ final class EngineState {
     /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups;
     /// `ran` after each rule's call on a group.
     private func checkPeople(
-        _ schedule: Schedule, only: String?, groups: ArraySlice<PersonGroup>, ran: ((LoadedRule, PersonGroup) -> Void)? = nil
+        _ schedule: Schedule, rules phased: [LoadedRule], groups: ArraySlice<PersonGroup>, ran: ((LoadedRule, PersonGroup) -> Void)? = nil
     ) throws {
-        let phased = personPhaseRules(only: only)
         guard !phased.isEmpty else { return }
         let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
         for group in groups {
