@@ -51,6 +51,9 @@ extension EngineState {
                 violations = try evaluate(Proposal(
                     mutation: mutation, changes: changes, before: fixture.schedule, after: after,
                     user: UserProfile(userId: "example", displayName: "Example"), timestamp: now()), only: rule.id)
+                if let broken = try personPhaseMisses(violations, in: after, rule: rule) {
+                    return result(expectation.expectsViolation, false, broken)
+                }
             }
             let (passed, detail) = expectation.judge(violations)
             return result(expectation.expectsViolation, passed, detail)
@@ -60,6 +63,26 @@ extension EngineState {
     }
 
     private func now() -> Date { api.now() }
+
+    /// The promise big batches rely on (docs/rules.md, "Person phases in big batches"): where the
+    /// rule's `check` reports on a person's shift, its `validate_person` reports something for that
+    /// person too. Nil when it holds (or the rule has no person phase); else what went wrong.
+    private func personPhaseMisses(_ violations: [Violation], in schedule: Schedule, rule: LoadedRule) throws -> String? {
+        guard clearingRules(only: rule.id).contains(where: { $0.id == rule.id }) else { return nil }
+        var reported: [PersonID: Violation] = [:]
+        for violation in violations where violation.ruleID == rule.id {
+            guard let id = violation.shiftID, let person = schedule.shift(id)?.personID else { continue }
+            if reported[person] == nil { reported[person] = violation }
+        }
+        guard !reported.isEmpty else { return nil }
+        let people = schedule.people.map(\.id).filter { reported[$0] != nil }
+        let groups = Self.personGroups(people.map { ($0, schedule.shiftCount(of: $0)) })
+        let cleared = try clearance(schedule, only: rule.id, groups: groups[...]).cleared[rule.id] ?? []
+        guard let person = people.first(where: cleared.contains), let missed = reported[person] else { return nil }
+        let name = schedule.person(person)?.displayName ?? person.description
+        return "check reports \"\(missed.message)\" but validate_person reports nothing for \(name): a big batch adding "
+            + "\(name)'s shifts would skip this check (docs/rules.md, \"Person phases in big batches\")"
+    }
 }
 
 struct ExampleError: Error, CustomStringConvertible {

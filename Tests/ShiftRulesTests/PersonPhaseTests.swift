@@ -335,6 +335,24 @@ extension StockPersonPhaseEquivalenceTests {
             timestamp: fixedNow))
     }
 
+    /// `rules test` holds a rule's examples to the promise: an add its check reports must be
+    /// reported by its phase too, for that person.
+    @Test func examplesCatchAPhaseThatFindsLessThanItsCheck() throws {
+        let examples = #"""
+              examples = {
+                { name = "Bob's add", given = { types = { D = "07:00-19:00" }, people = { "Bob" } },
+                  add = { "D", "2026-03-02", "Bob" }, expect = "error" },
+                { name = "Carol's add", given = { types = { D = "07:00-19:00" }, people = { "Carol" } },
+                  add = { "D", "2026-03-02", "Carol" }, expect = "error" },
+              },
+            }
+            """#
+        let folder = try RuleFolder(["strict.lua": rule.replacingOccurrences(of: "\n}", with: "") + examples])
+        let results = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })).runExamples()
+        #expect(results.map(\.passed) == [false, true])
+        #expect(results.first?.detail.contains("validate_person reports nothing for Bob") == true, "\(results.first?.detail ?? "")")
+    }
+
     @Test func whoIsClearedAndWhoIsChecked() throws {
         let w = World()
         let base = try Schedule().applying(.batch([w.setup] + (1...20).map { .scheduleShift(w.shift($0, w.day, "2026-03-\(10 + $0)", w.bob)) })).schedule
