@@ -45,7 +45,10 @@ final class SQLiteScheduleSource: ScheduleSource {
             let sql = "SELECT (SELECT min(date) FROM shifts), (SELECT max(date) FROM shifts)"
             return try Binder(try db.cachedStatement(sql: sql)).firstRow(db) { row -> ClosedRange<LocalDate>? in
                 guard !row.isNull(0), !row.isNull(1) else { return nil }
-                return try row.date(0)...row.date(1)
+                let (first, last) = (try row.date(0), try row.date(1))
+                // A damaged date index can put a later date first.
+                guard first <= last else { throw ContentError(description: "the shifts' date index is out of order (the database is damaged)") }
+                return first...last
             } ?? nil
         }
     }

@@ -83,6 +83,20 @@ extension MalformedInputTests {
         sqliteEdit("an id that is not 16 bytes", ["shift_types"], opened: true, "UPDATE shift_types SET id = 'D'"),
         sqliteEdit("two shift types with one symbol", ["symbol"], opened: true,
                    "INSERT INTO shift_types SELECT X'5e1f0000000040008000000000000002', symbol, title, description, duration, location_id, attributes FROM shift_types"),
+        // A damaged date index (found by fuzzing: it crashed on a date range whose first day
+        // came after its last): the index claims the opposite order of its entries.
+        SQLiteCase(name: "a date index out of order", prepare: { _, path in
+            try SQLiteFile.execute(path, """
+                INSERT INTO shifts (id, type_id, date) SELECT X'5e1f0000000040008000000000000071', id, 20513 FROM shift_types;
+                INSERT INTO shifts (id, type_id, date) SELECT X'5e1f0000000040008000000000000072', id, 20544 FROM shift_types;
+                UPDATE meta SET shift_count = shift_count + 2
+                """)
+            try SQLiteFile.execute(path, """
+                PRAGMA writable_schema = ON;
+                UPDATE sqlite_master SET sql = 'CREATE INDEX shifts_by_date ON shifts(date DESC, id)' WHERE name = 'shifts_by_date';
+                PRAGMA writable_schema = OFF
+                """, transaction: false)
+        }, commands: [["schedule", "list"], ["validate"]], says: ["schedule.sqlite", "date index", "damaged"], sameBytes: false),
         // The catalog opens, the shifts' pages are damaged: a command that reads them fails.
         SQLiteCase(name: "damaged shift pages", prepare: { sandbox, path in try damageShiftPages(sandbox, path) },
                    commands: [["schedule", "list"], ["schedule", "add", "--type", "D", "--date", "2031-06-01"], ["validate"],
