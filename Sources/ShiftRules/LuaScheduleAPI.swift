@@ -124,29 +124,27 @@ final class LuaScheduleAPI {
 
     /// Starts an evaluation over a proposed schedule (and the one before it).
     func begin(after: Schedule, before: Schedule?) {
-        generation += 1
-        afterBox = ScheduleBox(after)
-        beforeBox = before.map(ScheduleBox.init)
-        minutesCache.removeAll(keepingCapacity: true)
-        targets.removeAll(keepingCapacity: true)
-        shiftViews.removeAll(keepingCapacity: true)
-        entityViews.removeAll(keepingCapacity: true)
-        timelines.removeAll(keepingCapacity: true)
-        timelinesDropped = 0
+        newGeneration(after: ScheduleBox(after), before: before.map(ScheduleBox.init))
     }
 
     /// Ends the evaluation: views made during it go stale, schedules are released.
     func end() {
+        newGeneration(after: nil, before: nil)
+        reportSink = nil
+    }
+
+    /// Views, timelines and cached answers of the previous generation are dropped (their handles
+    /// go stale); these schedules are the ones evaluated from now on.
+    private func newGeneration(after: ScheduleBox?, before: ScheduleBox?) {
         generation += 1
-        afterBox = nil
-        beforeBox = nil
+        afterBox = after
+        beforeBox = before
         minutesCache.removeAll(keepingCapacity: true)
         targets.removeAll(keepingCapacity: true)
         shiftViews.removeAll(keepingCapacity: true)
         entityViews.removeAll(keepingCapacity: true)
         timelines.removeAll(keepingCapacity: true)
         timelinesDropped = 0
-        reportSink = nil
     }
 
     /// Scripts: moves the evaluation on to the script's newer working schedule without making

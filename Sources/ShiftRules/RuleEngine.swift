@@ -498,28 +498,32 @@ final class EngineState {
             }
             for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
                 let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
-                guard let clearance else {
-                    let objects = LuaValue.table(LuaTable(array: chunk.map { api.changeObject($0, validating: false) }))
-                    let list = shared ? try changeList(objects) : objects
-                    for rule in checking {
-                        try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
-                    }
-                    continue
-                }
-                // Each rule gets the changes its person phase did not clear; change objects are
-                // made once, for the changes some rule still checks.
+                // Change objects are made once, for the changes some rule checks; the whole
+                // chunk's list once, shared by the rules that check all of it.
                 var objects = [LuaValue?](repeating: nil, count: chunk.count)
+                func object(_ index: Int) -> LuaValue {
+                    let offset = index - chunk.startIndex
+                    if let object = objects[offset] { return object }
+                    let object = api.changeObject(chunk[index], validating: false)
+                    objects[offset] = object
+                    return object
+                }
+                var whole: LuaValue?
                 for rule in checking {
-                    let kept = chunk.indices.filter { !clearance.skips(rule.id, chunk[$0]) }
-                    guard !kept.isEmpty else { continue }
-                    let list = LuaTable(array: kept.map { index in
-                        let offset = index - chunk.startIndex
-                        if let object = objects[offset] { return object }
-                        let object = api.changeObject(chunk[index], validating: false)
-                        objects[offset] = object
-                        return object
-                    })
-                    try run(rule, driver, [.function(rule.check!), .table(list), schedule!, api.reportFunction, .reference(rule.params)])
+                    // The changes this rule's person phase did not clear (all of them without one).
+                    let kept = clearance.map { clearance in chunk.indices.filter { !clearance.skips(rule.id, chunk[$0]) } }
+                    let list: LuaValue
+                    if let kept, kept.count < chunk.count {
+                        guard !kept.isEmpty else { continue }
+                        list = .table(LuaTable(array: kept.map(object)))
+                    } else if let whole {
+                        list = whole
+                    } else {
+                        let table = LuaValue.table(LuaTable(array: chunk.indices.map(object)))
+                        list = shared ? try changeList(table) : table
+                        whole = list
+                    }
+                    try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
                 }
             }
         }

@@ -78,12 +78,9 @@ struct MutationContext {
                 changeKeys.reserveCapacity(items.count)
             }
             for (position, item) in items.enumerated() {
-                // The bulk item (imports, rotations) is named only when it fails: an add that
-                // fails has changed nothing, so trying it again throws the same error, named.
+                // The bulk item of imports and rotations.
                 if case let .scheduleShift(shift) = item {
-                    do throws(ScheduleError) { try add(shift, field: "") } catch {
-                        try add(shift, field: "\(field)[\(position)].shift")
-                    }
+                    try add(shift, namedOnFailure: "\(field)[\(position)].shift")
                 } else {
                     try apply(item, field: "\(field)[\(position)]")
                 }
@@ -330,6 +327,13 @@ struct MutationContext {
         schedule.index.insert(shift)
         if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = shift.id }
         record(key: .shift(shift.id), .shift(before: nil, after: shift, reason: nil))
+    }
+
+    /// Adds a shift, spelling out its field only when there is an error to name it in: a
+    /// million adds would otherwise build a million strings. A failed add changes nothing, so
+    /// the second try throws the same error, named.
+    mutating func add(_ shift: ScheduledShift, namedOnFailure field: @autoclosure () -> String) throws(ScheduleError) {
+        do throws(ScheduleError) { try add(shift, field: "") } catch { try add(shift, field: field()) }
     }
 
     mutating func update(_ shift: ScheduledShift, reason: String?, field: String) throws(ScheduleError) {

@@ -54,12 +54,7 @@ public struct Schedule: Sendable {
         for (i, location) in locations.enumerated() { try context.add(location, field: "locations[\(i)]") }
         for (i, type) in shiftTypes.enumerated() { try context.add(type, field: "shiftTypes[\(i)]") }
         for (i, person) in people.enumerated() { try context.add(person, field: "people[\(i)]") }
-        for (i, shift) in shifts.enumerated() {
-            // The field (the shift's position) is spelled out only when there is an error to
-            // name it in: a million shifts would otherwise build a million strings. A failed
-            // add changes nothing, so the second try throws the same error, named.
-            do throws(ScheduleError) { try context.add(shift, field: "") } catch { try context.add(shift, field: "shifts[\(i)]") }
-        }
+        for (i, shift) in shifts.enumerated() { try context.add(shift, namedOnFailure: "shifts[\(i)]") }
         for (i, item) in demand.enumerated() { try context.add(item, field: "demand[\(i)]") }
         for (i, item) in availability.enumerated() { try context.add(item, field: "availability[\(i)]") }
         self = context.schedule
