@@ -318,6 +318,9 @@ public final class LuaRuntime {
     // MARK: - Host functions and objects
 
     /// Makes a Lua function that runs `body` (through the C trampoline).
+    ///
+    /// The runtime keeps `body` for its whole life: a body that needs the runtime must capture
+    /// it weakly (`[weak runtime]`), or neither is ever freed.
     public func makeFunction(name: String, _ body: @escaping LuaHostFunction) throws -> LuaRef {
         let id = Int64(functions.count)
         functions.append(.many(body))

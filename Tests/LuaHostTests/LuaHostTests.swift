@@ -184,8 +184,9 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
     @Test func reentrantEvaluationIsRefused() throws {
         let rt = try LuaRuntime()
         let f = try rt.loadPlugin(source: "return function() return 1 end", chunkName: "x.lua")
-        try rt.registerFunction(name: "reenter") { _ in
-            _ = try rt.call(f)
+        // Weakly: the runtime keeps its host functions, so a strong capture would be a cycle.
+        try rt.registerFunction(name: "reenter") { [weak rt] _ in
+            _ = try rt?.call(f)
             return []
         }
         let out = try eval(rt, "return pcall(reenter)")
@@ -193,17 +194,13 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         #expect(out[1].stringValue?.contains("re-entrant") == true)
     }
 
-    @Test func hostCallRoundTripIsFast() throws {
+    @Test func manyHostCallsFromOneChunkRoundTrip() throws {
+        // What one call costs is a benchmark figure (shiftbench), not a test: machines vary.
         let rt = try LuaRuntime()
         try rt.registerFunction(name: "inc") { args in [.integer(try args.integer(0) + 1)] }
         let n = 200_000
-        let start = ContinuousClock.now
         let out = try eval(rt, "local x = 0 for i = 1, \(n) do x = inc(x) end return x")
-        let elapsed = ContinuousClock.now - start
         #expect(out == [.integer(Int64(n))])
-        let perCall = elapsed / n
-        print("Lua→host→Lua call: \(perCall)")
-        #expect(perCall < .microseconds(5)) // generous for debug builds; ~0.2 µs in release
     }
 
     @Test func printGoesToTheHandlerTaggedWithTheChunk() throws {

@@ -95,6 +95,44 @@ import Testing
         #expect(repository.snapshot.locationCount == 3)
         #expect(try await connection.store() === store)
     }
+
+    /// A connection set as a dependency is held by the dependency values its store's clock and
+    /// ids come from: the store must not hold them back, or neither is ever freed.
+    @Test func aConnectionSetAsADependencyIsFreedWithItsStore() async throws {
+        let (configuration, _) = try memoryStore()
+        weak var released: ScheduleStore?
+        try await withLiveClients(configuration) {
+            @Dependency(\.scheduleConnection) var connection
+            @Dependency(\.calendarClient) var calendar
+            _ = try await calendar.createShift(shiftTypeID: early.id, date: date("2026-03-02"), personID: bob.id, notes: nil)
+            released = try await connection.store()
+        }
+        #expect(released == nil, "the store outlived its connection")
+    }
+
+    /// An app that stops reading an observation (drops its iterator) ends it: the tasks that fed
+    /// it finish, the store forgets the observer, and nothing keeps the store alive.
+    @Test func droppingObservationsEndsThemAndFreesTheStore() async throws {
+        let (configuration, _) = try memoryStore(rules: [])
+        weak var released: ScheduleStore?
+        try await withDependencies {
+            $0.date = .constant(fixedNow)
+            $0.uuid = .incrementing
+        } operation: {
+            let connection = ScheduleConnection(configuration)
+            released = try await connection.store()
+            var ranges = CalendarClient.live(connection: connection).observe(date("2026-03-02"), date("2026-03-08")).makeAsyncIterator()
+            var schedules = PersistenceClient.live(connection: connection).observe().makeAsyncIterator()
+            var entries = ChangeLogClient.live(connection: connection).observe(5).makeAsyncIterator()
+            #expect(await ranges.next() == [])
+            #expect(await schedules.next()?.shiftCount == 0)
+            #expect(await entries.next() == [])
+        }
+        // The observations end on their own tasks: wait for them (5 s at most).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released == nil, "a dropped observation still holds the store")
+    }
 }
 
 @Suite struct PreviewAndTestValueTests {
@@ -120,7 +158,13 @@ import Testing
     @Test func theSampleSchedulePassesTheStockRules() async throws {
         let sample = try SampleSchedule.schedule(around: date("2026-03-04"), timeZone: "Europe/Berlin")
         let configuration = ScheduleConfiguration(backend: .inMemory(sample), rulesDirectories: [stockRules])
-        let store = try await ScheduleConnection(configuration).store()
+        // Opening takes the store's clock and ids from the dependencies in effect.
+        let store = try await withDependencies {
+            $0.date = .constant(fixedNow)
+            $0.uuid = .incrementing
+        } operation: {
+            try await ScheduleConnection(configuration).store()
+        }
         let errors = try await store.validate().filter { $0.severity == .error }
         #expect(errors.isEmpty, "\(errors)")
         #expect(sample.shifts(from: date("2026-03-02"), to: date("2026-03-15")).count == 34)

@@ -22,7 +22,9 @@ final class Counter: Sendable {
 
 func testEnvironment() -> StoreEnvironment {
     let counter = Counter()
-    return StoreEnvironment(now: { Date(timeIntervalSince1970: 1_790_000_000) }, makeUUID: { counter.next() }, lockTimeout: .seconds(5))
+    // A long wait for the lock: writers here interleave on purpose, and under a sanitizer on a
+    // busy machine a queue of commits can hold it for seconds (the timeout has its own test).
+    return StoreEnvironment(now: { Date(timeIntervalSince1970: 1_790_000_000) }, makeUUID: { counter.next() }, lockTimeout: .seconds(60))
 }
 
 let tester = UserProfile(userId: "tester", displayName: "Tester")

@@ -46,12 +46,11 @@ extension Schedule {
         }
 
         if let person = query.personID {
-            guard !query.unassignedOnly, let refs = index.byPerson[person] else { return }
-            let lower = ShiftIndex.lowerBound(refs, first)
-            let upper = ShiftIndex.lowerBound(refs, last.adding(days: 1))
+            guard !query.unassignedOnly, let held = index.byPerson[person] else { return }
+            let refs = held.references(held.lowerBound(first)..<held.lowerBound(last.adding(days: 1)))
             var currentDate: LocalDate?
-            for offset in 0..<(upper - lower) {
-                let ref = refs[newestFirst ? upper - 1 - offset : lower + offset]
+            for offset in 0..<refs.count {
+                let ref = refs[newestFirst ? refs.count - 1 - offset : offset]
                 if ref.date != currentDate {
                     guard flush() else { return }
                     currentDate = ref.date
@@ -190,7 +189,7 @@ extension Schedule {
     /// Whether a person has a shift starting on a date (a binary search in their index).
     public func works(_ person: PersonID, on date: LocalDate) -> Bool {
         if let refs = index.byPerson[person] {
-            let position = ShiftIndex.lowerBound(refs, date)
+            let position = refs.lowerBound(date)
             if position < refs.count && refs[position].date == date { return true }
         }
         guard let source else { return false }
@@ -201,11 +200,11 @@ extension Schedule {
     /// or merged from the source and this schedule's overlay.
     public func shiftReferences(of person: PersonID, from: LocalDate, to: LocalDate) -> [ShiftReference] {
         guard from <= to else { return [] }
-        var held: ArraySlice<ShiftReference> = []
+        var held: [ShiftReference] = []
         if let refs = index.byPerson[person] {
-            held = refs[ShiftIndex.lowerBound(refs, from)..<ShiftIndex.lowerBound(refs, to.adding(days: 1))]
+            held = refs.references(refs.lowerBound(from)..<refs.lowerBound(to.adding(days: 1)))
         }
-        guard let source else { return Array(held) }
+        guard let source else { return held }
         var stored = source.shiftReferences(of: person, from: from, to: to)
         if !hiddenShifts.isEmpty { stored.removeAll { hiddenShifts.contains($0.id) } }
         guard !held.isEmpty else { return stored }
@@ -248,24 +247,13 @@ extension Schedule {
     /// unless a daylight-saving change falls inside the period.
     public func minutesWorked(by person: PersonID, from: LocalDate, to: LocalDate) -> Int {
         guard from <= to else { return 0 }
-        let refs: [ShiftReference]
-        var position: Int
-        if source != nil {
-            refs = shiftReferences(of: person, from: from, to: to)
-            position = 0
-        } else {
-            guard let held = index.byPerson[person] else { return 0 }
-            refs = held
-            position = ShiftIndex.lowerBound(refs, from)
-        }
         let periodStart = zone.instant(of: from, minutes: -1440)
         let periodEnd = zone.instant(of: to, minutes: 2 * 1440)
         let steady = !zone.hasTransition(from: periodStart, to: periodEnd)
         var total = 0
         var lastType: ShiftTypeID?
         var lastDuration = ShiftDuration.allDay
-        while position < refs.count, refs[position].date <= to {
-            let ref = refs[position]
+        func add(_ ref: ShiftReference) {
             if ref.type != lastType, let type = shiftTypeStore[ref.type] {
                 lastType = ref.type
                 lastDuration = type.duration
@@ -275,7 +263,11 @@ extension Schedule {
             } else {
                 total += interval(of: lastDuration, on: ref.date).minutes
             }
-            position += 1
+        }
+        if source != nil {
+            shiftReferences(of: person, from: from, to: to).forEach(add)
+        } else if let held = index.byPerson[person] {
+            held.forEach(in: held.lowerBound(from)..<held.lowerBound(to.adding(days: 1)), add)
         }
         return total
     }

@@ -204,7 +204,7 @@ extension Schedule {
     public func shiftCount(of person: PersonID, from date: LocalDate? = nil) -> Int {
         var total = 0
         if let refs = index.byPerson[person] {
-            total = refs.count - (date.map { ShiftIndex.lowerBound(refs, $0) } ?? 0)
+            total = refs.count - (date.map { refs.lowerBound($0) } ?? 0)
         }
         if let source {
             total += source.shiftCount(of: person, from: date)

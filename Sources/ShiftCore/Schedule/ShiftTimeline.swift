@@ -31,13 +31,15 @@ extension Schedule {
     /// Cost: one walk over the person's date-sorted index; a shift type is looked up only when
     /// it changes from one shift to the next, and no shift is read.
     public func timeline(of person: PersonID) -> [TimedShift] {
-        let refs: [ShiftReference]
         if source == nil {
-            refs = index.byPerson[person] ?? []
-        } else {
-            guard let range = shiftDateRange else { return [] }
-            refs = shiftReferences(of: person, from: range.lowerBound, to: range.upperBound)
+            guard let refs = index.byPerson[person] else { return [] }
+            return timeline(of: refs)
         }
+        guard let range = shiftDateRange else { return [] }
+        return timeline(of: shiftReferences(of: person, from: range.lowerBound, to: range.upperBound))
+    }
+
+    private func timeline(of refs: some Collection<ShiftReference>) -> [TimedShift] {
         guard !refs.isEmpty else { return [] }
         var result: [TimedShift] = []
         result.reserveCapacity(refs.count)

@@ -71,7 +71,10 @@ public final class ScheduleConnection: Sendable {
         }
         @Dependency(\.date) var date
         @Dependency(\.uuid) var uuid
-        let environment = configuration.environment ?? StoreEnvironment(now: { date.now }, makeUUID: { uuid() })
+        // The generators are resolved here: a closure over the property wrappers would keep the
+        // dependency values alive from the store, and they hold this connection (a cycle).
+        let (clock, ids) = (date, uuid)
+        let environment = configuration.environment ?? StoreEnvironment(now: { clock.now }, makeUUID: { ids() })
         let task = opening.withLock { opening in
             if let task = opening { return task }
             let task = Task { try await Self.open(configuration, environment: environment) }
