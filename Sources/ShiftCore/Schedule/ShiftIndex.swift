@@ -74,30 +74,37 @@ struct ShiftIndex: Sendable {
 /// One person's shift references in (date, id) order, held in chunks of at most
 /// `PersonShifts.chunkLimit`. A schedule is persistent: a change copies what it touches, and the
 /// version before keeps the rest. Chunks make a change to a person with years of shifts copy one
-/// chunk and the short list of chunks, not the whole roster (and free as little afterwards).
+/// chunk and the short lists of chunks, not the whole roster (and free as little afterwards).
 struct PersonShifts: RandomAccessCollection, Sendable {
     static let chunkLimit = 64
 
     private var chunks: [[ShiftReference]] = []
-    /// The position of each chunk's first element (`starts[i]` is the count before chunk i).
-    private var starts: [Int] = []
+    /// Where each chunk starts and what it ends with: searches read this one array, not every
+    /// chunk they pass.
+    private var summaries: [Summary] = []
     private(set) var count = 0
+
+    private struct Summary {
+        /// The position of the chunk's first element (the count of the chunks before it).
+        var start: Int
+        var last: ShiftReference
+    }
 
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
     subscript(position: Int) -> ShiftReference {
         let chunk = chunkIndex(containing: position)
-        return chunks[chunk][position - starts[chunk]]
+        return chunks[chunk][position - summaries[chunk].start]
     }
 
     /// The chunk holding `position` (the last chunk whose start is at or before it).
     private func chunkIndex(containing position: Int) -> Int {
         var low = 0
-        var high = starts.count - 1
+        var high = summaries.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
-            if starts[mid] <= position { low = mid } else { high = mid - 1 }
+            if summaries[mid].start <= position { low = mid } else { high = mid - 1 }
         }
         return low
     }
@@ -125,7 +132,21 @@ struct PersonShifts: RandomAccessCollection, Sendable {
         }
     }
 
-    /// The references from `lower` up to (not including) `upper`, as one array.
+    /// Calls `body` with the references from `range.lowerBound` up to `range.upperBound`, in order.
+    func forEach(in range: Range<Int>, _ body: (ShiftReference) throws -> Void) rethrows {
+        guard !range.isEmpty else { return }
+        var chunk = chunkIndex(containing: range.lowerBound)
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let local = position - summaries[chunk].start
+            let take = Swift.min(chunks[chunk].count - local, range.upperBound - position)
+            for offset in local..<(local + take) { try body(chunks[chunk][offset]) }
+            position += take
+            chunk += 1
+        }
+    }
+
+    /// The references from `range.lowerBound` up to `range.upperBound`, as one array.
     func references(_ range: Range<Int>) -> [ShiftReference] {
         guard !range.isEmpty else { return [] }
         var result: [ShiftReference] = []
@@ -134,41 +155,28 @@ struct PersonShifts: RandomAccessCollection, Sendable {
         return result
     }
 
-    /// Calls `body` with the references from `range.lowerBound` up to `range.upperBound`, in order.
-    func forEach(in range: Range<Int>, _ body: (ShiftReference) throws -> Void) rethrows {
-        guard !range.isEmpty else { return }
-        var chunk = chunkIndex(containing: range.lowerBound)
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let local = position - starts[chunk]
-            let take = Swift.min(chunks[chunk].count - local, range.upperBound - position)
-            for offset in local..<(local + take) { try body(chunks[chunk][offset]) }
-            position += take
-            chunk += 1
-        }
-    }
-
     /// Position of the first reference dated on or after `date` (`count` if none).
     func lowerBound(_ date: LocalDate) -> Int {
-        lowerBound { $0.date < date }
+        let (chunk, offset) = locate { $0.date < date }
+        return chunk < chunks.count ? summaries[chunk].start + offset : count
     }
 
     /// Position of the first reference not before `element` in (date, id) order.
     func lowerBound(_ element: ShiftReference) -> Int {
-        lowerBound { $0 < element }
+        let (chunk, offset) = locate { $0 < element }
+        return chunk < chunks.count ? summaries[chunk].start + offset : count
     }
 
-    /// The first position whose reference is not `below` (references are sorted so that every
-    /// one `below` comes first).
-    private func lowerBound(_ below: (ShiftReference) -> Bool) -> Int {
-        // The first chunk whose last reference is not below; then within it.
+    /// The chunk and offset of the first reference that is not `below` (references are sorted
+    /// so that every one `below` comes first); the chunk is `chunks.count` when there is none.
+    private func locate(_ below: (ShiftReference) -> Bool) -> (chunk: Int, offset: Int) {
         var low = 0
-        var high = chunks.count
+        var high = summaries.count
         while low < high {
             let mid = (low + high) / 2
-            if below(chunks[mid][chunks[mid].count - 1]) { low = mid + 1 } else { high = mid }
+            if below(summaries[mid].last) { low = mid + 1 } else { high = mid }
         }
-        guard low < chunks.count else { return count }
+        guard low < chunks.count else { return (low, 0) }
         let chunk = chunks[low]
         var first = 0
         var last = chunk.count
@@ -176,61 +184,64 @@ struct PersonShifts: RandomAccessCollection, Sendable {
             let mid = (first + last) / 2
             if below(chunk[mid]) { first = mid + 1 } else { last = mid }
         }
-        return starts[low] + first
+        return (low, first)
     }
 
     mutating func insert(_ element: ShiftReference) {
         guard !chunks.isEmpty else {
             chunks = [[element]]
-            starts = [0]
+            summaries = [Summary(start: 0, last: element)]
             count = 1
             return
         }
-        // The chunk the element sorts into: the first whose last reference is not below it (or
-        // the last chunk, for an element after everything).
-        var low = 0
-        var high = chunks.count - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if chunks[mid][chunks[mid].count - 1] < element { low = mid + 1 } else { high = mid }
+        // Into the chunk it sorts into, or at the end of the last one when it follows everything.
+        var (chunk, offset) = locate { $0 < element }
+        if chunk == chunks.count {
+            chunk -= 1
+            offset = chunks[chunk].count
         }
-        let chunk = low
-        var first = 0
-        var last = chunks[chunk].count
-        while first < last {
-            let mid = (first + last) / 2
-            if chunks[chunk][mid] < element { first = mid + 1 } else { last = mid }
+        if chunks[chunk].count == Self.chunkLimit {
+            // A full chunk splits in two new halves first (a grown array would keep twice the room).
+            let half = Self.chunkLimit / 2
+            let full = chunks[chunk]
+            chunks[chunk] = Array(full[..<half])
+            chunks.insert(Array(full[half...]), at: chunk + 1)
+            summaries.insert(Summary(start: summaries[chunk].start + half, last: summaries[chunk].last), at: chunk + 1)
+            summaries[chunk].last = full[half - 1]
+            if offset > half {
+                chunk += 1
+                offset -= half
+            }
         }
-        chunks[chunk].insert(element, at: first)
+        chunks[chunk].insert(element, at: offset)
+        if offset == chunks[chunk].count - 1 { summaries[chunk].last = element }
         count += 1
-        for later in (chunk + 1)..<starts.count { starts[later] += 1 }
-        if chunks[chunk].count > Self.chunkLimit {
-            // Split in two halves; the second becomes a chunk of its own.
-            let half = chunks[chunk].count / 2
-            let tail = Array(chunks[chunk][half...])
-            chunks[chunk].removeSubrange(half...)
-            chunks.insert(tail, at: chunk + 1)
-            starts.insert(starts[chunk] + half, at: chunk + 1)
-        }
+        shiftStarts(after: chunk, by: 1)
     }
 
     /// Removes `element` if present; returns whether it was.
     @discardableResult
     mutating func remove(_ element: ShiftReference) -> Bool {
-        let position = lowerBound(element)
-        guard position < count else { return false }
-        let chunk = chunkIndex(containing: position)
-        let local = position - starts[chunk]
-        guard chunks[chunk][local] == element else { return false }
+        let (chunk, offset) = locate { $0 < element }
+        guard chunk < chunks.count, chunks[chunk][offset] == element else { return false }
         count -= 1
         if chunks[chunk].count == 1 {
             chunks.remove(at: chunk)
-            starts.remove(at: chunk)
-            for later in chunk..<starts.count { starts[later] -= 1 }
+            summaries.remove(at: chunk)
+            shiftStarts(after: chunk - 1, by: -1)
         } else {
-            chunks[chunk].remove(at: local)
-            for later in (chunk + 1)..<starts.count { starts[later] -= 1 }
+            chunks[chunk].remove(at: offset)
+            if offset == chunks[chunk].count { summaries[chunk].last = chunks[chunk][offset - 1] }
+            shiftStarts(after: chunk, by: -1)
         }
         return true
+    }
+
+    /// Moves the start of every chunk after `chunk` by `delta` (one uniqueness check, not one
+    /// per chunk).
+    private mutating func shiftStarts(after chunk: Int, by delta: Int) {
+        summaries.withUnsafeMutableBufferPointer { summaries in
+            for later in (chunk + 1)..<summaries.count { summaries[later].start += delta }
+        }
     }
 }
