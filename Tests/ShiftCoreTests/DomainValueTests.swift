@@ -148,6 +148,11 @@ import Testing
         #expect(Timestamp.parse(Timestamp.format(stamp)) == stamp)
         #expect(Timestamp.parse("2009-02-13T23:31:30Z") == Date(timeIntervalSince1970: 1_234_567_890))
         #expect(Timestamp.parse("2009-02-13 23:31:30Z") == nil)
+        // Found by fuzzing the store decoder: a long fraction overflowed (a crash, not an error).
+        let long = "2009-02-13T23:31:30.12" + String(repeating: "8", count: 90) + "Z"
+        #expect(Timestamp.parse(long) == Date(timeIntervalSince1970: 1_234_567_890.128))
+        #expect(Timestamp.parse("2009-02-13T23:31:30." + String(repeating: "9", count: 30) + "xZ") == nil)
+        #expect(Timestamp.parse("2009-02-13T23:31:30.Z") == nil)
         #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
     }
 

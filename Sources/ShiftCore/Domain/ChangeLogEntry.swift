@@ -208,12 +208,14 @@ public enum Timestamp {
         guard let date = bytes.withUnsafeBufferPointer({ LocalDate(isoBytes: UnsafeBufferPointer(rebasing: $0[0..<10])) }) else {
             return nil
         }
-        func number(_ range: Range<Int>) -> Int? {
+        /// The decimal number in `range`; with a `limit`, only whether every byte is a digit
+        /// (the value is then that of the first `limit` digits, so it cannot overflow).
+        func number(_ range: Range<Int>, limit: Int = 18) -> Int? {
             var value = 0
-            for index in range {
+            for (count, index) in range.enumerated() {
                 let digit = Int(bytes[index]) - 48
                 guard (0...9).contains(digit) else { return nil }
-                value = value * 10 + digit
+                if count < limit { value = value * 10 + digit }
             }
             return value
         }
@@ -221,8 +223,11 @@ public enum Timestamp {
               let second = number(17..<19), second < 60 else { return nil }
         var millis = 0.0
         if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let fraction = number(20..<(bytes.count - 1)) else { return nil }
-            millis = Double(fraction) / pow(10, Double(bytes.count - 21)) * 1000
+            // Any number of fraction digits; the first nine (nanoseconds) are read, as more
+            // cannot change the millisecond kept and would overflow.
+            let digits = bytes.count - 21
+            guard bytes[19] == UInt8(ascii: "."), digits > 0, let fraction = number(20..<(bytes.count - 1), limit: 9) else { return nil }
+            millis = Double(fraction) / pow(10, Double(min(digits, 9))) * 1000
         } else if bytes.count != 20 {
             return nil
         }
