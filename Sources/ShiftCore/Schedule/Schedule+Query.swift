@@ -46,11 +46,12 @@ extension Schedule {
         }
 
         if let person = query.personID {
-            guard !query.unassignedOnly, let held = index.byPerson[person] else { return }
-            let refs = held.references(held.lowerBound(first)..<held.lowerBound(last.adding(days: 1)))
+            guard !query.unassignedOnly, let refs = index.byPerson[person] else { return }
+            let lower = refs.lowerBound(first)
+            let upper = refs.lowerBound(last.adding(days: 1))
             var currentDate: LocalDate?
-            for offset in 0..<refs.count {
-                let ref = refs[newestFirst ? refs.count - 1 - offset : offset]
+            for offset in 0..<(upper - lower) {
+                let ref = refs[newestFirst ? upper - 1 - offset : lower + offset]
                 if ref.date != currentDate {
                     guard flush() else { return }
                     currentDate = ref.date

@@ -93,6 +93,8 @@ struct PersonShifts: RandomAccessCollection, Sendable {
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
+    /// A binary search over the chunks' starts, then the element (walks use `forEach(in:)` or
+    /// the iterator, which look up nothing per element).
     subscript(position: Int) -> ShiftReference {
         let chunk = chunkIndex(containing: position)
         return chunks[chunk][position - summaries[chunk].start]
