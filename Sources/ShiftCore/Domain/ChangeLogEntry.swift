@@ -208,8 +208,8 @@ public enum Timestamp {
         guard let date = bytes.withUnsafeBufferPointer({ LocalDate(isoBytes: UnsafeBufferPointer(rebasing: $0[0..<10])) }) else {
             return nil
         }
-        /// The decimal number in `range`; with a `limit`, only whether every byte is a digit
-        /// (the value is then that of the first `limit` digits, so it cannot overflow).
+        /// The decimal number of the first `limit` digits in `range` (the rest must be digits
+        /// too): a long fraction cannot overflow.
         func number(_ range: Range<Int>, limit: Int = 18) -> Int? {
             var value = 0
             for (count, index) in range.enumerated() {

@@ -36,13 +36,18 @@ struct ShiftIndex: Sendable {
     mutating func remove(_ shift: ScheduledShift) {
         ShiftIndex.removeSorted(&byTypeDate, key: TypeDay(type: shift.shiftTypeID, date: shift.date), shift.id)
         if let person = shift.personID {
-            byPerson[person]?.remove(DatedShiftRef(date: shift.date, id: shift.id, type: shift.shiftTypeID))
-            if byPerson[person]?.isEmpty == true { byPerson[person] = nil }
+            ShiftIndex.remove(DatedShiftRef(date: shift.date, id: shift.id, type: shift.shiftTypeID), from: &byPerson[person])
         }
     }
 
     private static func insertSorted<T: Comparable>(_ array: inout [T], _ element: T) {
         array.insert(element, at: lowerBound(array, element))
+    }
+
+    /// One access to the person's entry: the reference goes, and the entry too once empty.
+    private static func remove(_ ref: DatedShiftRef, from shifts: inout PersonShifts?) {
+        shifts?.remove(ref)
+        if shifts?.isEmpty == true { shifts = nil }
     }
 
     private static func removeSorted<K: Hashable, T: Comparable>(_ dictionary: inout TreeDictionary<K, [T]>, key: K, _ element: T) {
