@@ -118,11 +118,12 @@ public struct ScheduledShift: Identifiable, Codable, Hashable, Sendable {
     /// The calendar date the shift starts on (a night shift belongs to the evening it starts).
     public var date: LocalDate
     public var personID: PersonID?
-    /// Rarely-set fields live in an immutable box, so the common shift is a small plain value
-    /// (cheap to copy inside the store's persistent maps, a million of them in memory).
-    private var extras: Extras?
+    /// Rarely-set fields live in an immutable box, so the common shift is small. The store keeps
+    /// the boxes in a map of their own (`ShiftTable`): its million-entry map holds plain values.
+    private(set) var extras: Extras?
 
-    private final class Extras: Hashable, Sendable {
+    /// Notes, attributes and a custom calendar UID, which few shifts have. Immutable and shared.
+    final class Extras: Hashable, Sendable {
         let notes: String?
         let attributes: Attributes
         let customEventIdentifier: String?
@@ -161,6 +162,15 @@ public struct ScheduledShift: Identifiable, Codable, Hashable, Sendable {
         self.personID = personID
         let custom = eventIdentifier == ScheduledShift.defaultEventIdentifier(for: id) ? nil : eventIdentifier
         self.extras = Extras.make(notes: notes, attributes: attributes, customEventIdentifier: custom)
+    }
+
+    /// A shift rebuilt from the parts the store keeps apart (`ShiftTable`).
+    init(id: ShiftID, shiftTypeID: ShiftTypeID, date: LocalDate, personID: PersonID?, extras: Extras?) {
+        self.id = id
+        self.shiftTypeID = shiftTypeID
+        self.date = date
+        self.personID = personID
+        self.extras = extras
     }
 
     public var notes: String? {

@@ -16,7 +16,7 @@ public struct Schedule: Sendable {
     var locationStore: TreeDictionary<LocationID, Location> = [:]
     var shiftTypeStore: TreeDictionary<ShiftTypeID, ShiftType> = [:]
     var personStore: TreeDictionary<PersonID, Person> = [:]
-    var shiftStore: TreeDictionary<ShiftID, ScheduledShift> = [:]
+    var shiftStore = ShiftTable()
     var demandStore: TreeDictionary<DemandID, Demand> = [:]
     var availabilityStore: TreeDictionary<AvailabilityID, Availability> = [:]
 
@@ -80,7 +80,7 @@ public struct Schedule: Sendable {
     public func rebased() -> Schedule {
         guard source != nil else { return self }
         var copy = self
-        copy.shiftStore = [:]
+        copy.shiftStore = ShiftTable()
         copy.index = ShiftIndex()
         copy.eventIdentifierIndex = [:]
         copy.hiddenShifts = []
