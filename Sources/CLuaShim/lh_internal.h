@@ -33,6 +33,8 @@ struct lh_runtime {
     lh_value *args; int argcap;
     /* registry refs */
     int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref;
+    /* host objects' cached fields are valid while this stands (lh_invalidate_fields) */
+    uint64_t epoch;
     /* last error */
     int top0;
     int tb_valid;

@@ -26,7 +26,11 @@ typedef struct lh_object {
     uint32_t magic;
     int32_t cls;
     int64_t id;
+    /* The field epoch its cache (user value 1) was filled in; 0: none yet. */
+    uint64_t epoch;
 } lh_object;
+
+static char nil_mark; /* light userdata key: a cached nil field */
 
 static char tb_key; /* registry key (light userdata) of the last traceback */
 
@@ -209,8 +213,8 @@ void lh_describe(lua_State *L, int idx, lh_value *v) {
 static void push_object(lua_State *L, int32_t cls, int64_t id) {
     lh_runtime *rt = LH_RT(L);
     luaL_checkstack(L, 3, NULL);
-    lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 0);
-    o->magic = LH_MAGIC; o->cls = cls; o->id = id;
+    lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 1);
+    o->magic = LH_MAGIC; o->cls = cls; o->id = id; o->epoch = 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
         luaL_error(L, "unknown host object class %d", (int)cls);
@@ -727,7 +731,9 @@ static int sb_charged(lua_State *L) {
  * Host functions and host objects
  * ====================================================================== */
 
-static int lh_trampoline(lua_State *L) {
+/* Calls host function `fnid` with the whole stack as arguments and pushes its results;
+ * returns how many. Raises the host's error message (the host frame has returned by then). */
+static int call_host(lua_State *L, int64_t fnid) {
     lh_runtime *rt = LH_RT(L);
     int n = lua_gettop(L);
     if (n > rt->argcap) {
@@ -737,7 +743,6 @@ static int lh_trampoline(lua_State *L) {
         rt->args = a; rt->argcap = cap;
     }
     for (int i = 0; i < n; i++) lh_describe(L, i + 1, &rt->args[i]);
-    int64_t fnid = lua_tointegerx(L, lua_upvalueindex(1), NULL);
     lh_tape out = {0};
     int st = rt->host_cb(rt->ctx, L, fnid, rt->args, n, &out);
     if (st != 0) {
@@ -752,6 +757,60 @@ static int lh_trampoline(lua_State *L) {
     int top = lua_gettop(L);
     push_tape_raw(L, &out);
     return lua_gettop(L) - top;
+}
+
+static int lh_trampoline(lua_State *L) {
+    return call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
+}
+
+/* A host object's __index. Upvalues: 1 the class's index function id, 2 its name, 3 the
+ * class's static fields (a table, read first: methods), 4 whether fields are cached.
+ * A cached class keeps each field it served (strings, numbers, booleans, nil, host objects;
+ * never tables, which Lua could change) in the object's user value, valid while the
+ * runtime's field epoch stands: the host moves the epoch on whenever what its objects show
+ * may change, and an object of an older epoch asks the host again (which may refuse it). */
+static int obj_index(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    lua_settop(L, 2);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(3)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    lh_object *o = NULL;
+    if (lua_toboolean(L, lua_upvalueindex(4)) && lua_type(L, 2) == LUA_TSTRING) {
+        lh_object *u = (lh_object *)lua_touserdata(L, 1);
+        if (u != NULL && lua_rawlen(L, 1) == sizeof(lh_object) && u->magic == LH_MAGIC) o = u;
+    }
+    if (o != NULL && o->epoch == rt->epoch) {
+        if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
+            lua_pushvalue(L, 2);
+            int t = lua_rawget(L, -2);
+            if (t == LUA_TLIGHTUSERDATA && lua_touserdata(L, -1) == &nil_mark) { lua_pushnil(L); return 1; }
+            if (t != LUA_TNIL) return 1;
+        }
+        lua_settop(L, 2);
+    }
+    int n = call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
+    if (o == NULL || n != 1) return n;
+    int t = lua_type(L, -1);
+    int keep = t == LUA_TNIL || t == LUA_TBOOLEAN || t == LUA_TNUMBER || t == LUA_TSTRING;
+    if (t == LUA_TUSERDATA) {
+        lh_object *v = (lh_object *)lua_touserdata(L, -1);
+        keep = lua_rawlen(L, -1) == sizeof(lh_object) && v->magic == LH_MAGIC;
+    }
+    if (!keep) return 1;
+    luaL_checkstack(L, 4, NULL);
+    if (o->epoch != rt->epoch || lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {
+        if (o->epoch == rt->epoch) lua_pop(L, 1);
+        lua_createtable(L, 0, 4);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, 1, 1);
+        o->epoch = rt->epoch;
+    }
+    lua_pushvalue(L, 2);
+    if (t == LUA_TNIL) lua_pushlightuserdata(L, &nil_mark); else lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    return 1;
 }
 
 static int obj_newindex(lua_State *L) {
@@ -891,7 +950,7 @@ int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *v
     return lh_rawset_field(rt->L, rt->base_ref, key, keylen, value);
 }
 
-struct fn_params { int64_t fnid; const char *name; int ref; int32_t cls; };
+struct fn_params { int64_t fnid; const char *name; int ref; int32_t cls; int caches; };
 
 static int new_function_entry(lua_State *L) {
     struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
@@ -904,7 +963,7 @@ static int new_function_entry(lua_State *L) {
 }
 
 int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
-    struct fn_params p = { fnid, name, LUA_NOREF, 0 };
+    struct fn_params p = { fnid, name, LUA_NOREF, 0, 0 };
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
     lua_pushcfunction(L, new_function_entry);
     lua_pushlightuserdata(L, &p);
@@ -918,10 +977,15 @@ static int new_class_entry(lua_State *L) {
     struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
     lh_runtime *rt = LH_RT(L);
     lua_settop(L, 0);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
+    lua_newtable(L);                       /* 2: static fields */
+    lua_pushvalue(L, 2);
+    lua_setfield(L, 1, "__lh_statics");
     lua_pushinteger(L, (lua_Integer)p->fnid);
     lua_pushstring(L, p->name);
-    lua_pushcclosure(L, lh_trampoline, 2);
+    lua_pushvalue(L, 2);
+    lua_pushboolean(L, p->caches);
+    lua_pushcclosure(L, obj_index, 4);
     lua_setfield(L, 1, "__index");
     lua_pushcfunction(L, obj_newindex); lua_setfield(L, 1, "__newindex");
     lua_pushcfunction(L, obj_eq); lua_setfield(L, 1, "__eq");
@@ -934,8 +998,8 @@ static int new_class_entry(lua_State *L) {
     return 0;
 }
 
-int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid) {
-    struct fn_params p = { index_fnid, name, LUA_NOREF, classid };
+int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields) {
+    struct fn_params p = { index_fnid, name, LUA_NOREF, classid, caches_fields };
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
     lua_pushcfunction(L, new_class_entry);
     lua_pushlightuserdata(L, &p);
@@ -943,6 +1007,33 @@ int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_
     if (st != LUA_OK) lua_pop(L, 1);
     return map_status(st);
 }
+
+struct static_params { int32_t cls; const char *key; size_t keylen; const lh_tape *value; };
+static int set_static_entry(lua_State *L) {
+    struct static_params *p = (struct static_params *)lua_touserdata(L, 1);
+    lh_runtime *rt = LH_RT(L);
+    lua_settop(L, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
+    if (lua_rawgeti(L, 1, p->cls) != LUA_TTABLE) return luaL_error(L, "unknown host object class %d", (int)p->cls);
+    lua_getfield(L, 2, "__lh_statics");
+    lua_pushlstring(L, p->key, p->keylen);
+    push_tape_raw(L, p->value);
+    lua_settop(L, 5);
+    lua_rawset(L, 3);
+    return 0;
+}
+
+int lh_class_set_static(lua_State *L, int32_t classid, const char *key, size_t keylen, const lh_tape *value) {
+    struct static_params p = { classid, key, keylen, value };
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, set_static_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+void lh_invalidate_fields(lh_runtime *rt) { rt->epoch++; }
 
 struct freeze_params { int tref; const char *name; int deep; };
 static int freeze_entry(lua_State *L) {

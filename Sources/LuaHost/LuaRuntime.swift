@@ -343,17 +343,46 @@ public final class LuaRuntime {
 
     /// Registers a class of host objects. `index(object, key)` serves
     /// `object[key]` / `object.key` in Lua (return a `.function` to provide
-    /// methods). Objects are read-only to Lua, compare equal when class and id
-    /// match, and print as `Name: id`.
-    public func registerClass(name: String, index: @escaping (LuaObject, LuaValue) throws -> LuaValue) throws -> LuaClassID {
+    /// methods, or set them once with ``setStatic(_:_:_:)``). Objects are
+    /// read-only to Lua, compare equal when class and id match, and print as
+    /// `Name: id`.
+    ///
+    /// With `cachesFields`, each object remembers the fields `index` served it
+    /// (strings, numbers, booleans, nil and host objects; tables are asked for
+    /// every time, since Lua code could change a shared one), so a field read
+    /// twice calls `index` once. The cache holds until ``invalidateFieldCaches()``:
+    /// call it whenever what an object shows may change, or when objects must
+    /// stop serving (an object that outlived its use then reaches `index` again,
+    /// which can refuse it).
+    public func registerClass(
+        name: String, cachesFields: Bool = false, index: @escaping (LuaObject, LuaValue) throws -> LuaValue
+    ) throws -> LuaClassID {
         classCount += 1
         let cls = LuaClassID(rawValue: classCount)
         let id = Int64(functions.count)
         functions.append(.index(index))
         functionNames.append(name + ".__index")
-        guard lh_new_class(L, cls.rawValue, name, id) == LH_OK else { throw memoryError("host") }
+        guard lh_new_class(L, cls.rawValue, name, id, cachesFields ? 1 : 0) == LH_OK else { throw memoryError("host") }
         return cls
     }
+
+    /// A field every object of the class shows, read before its `index` is asked (methods).
+    /// Not a table: it would be one table shared by every plugin.
+    public func setStatic(_ classID: LuaClassID, _ key: String, _ value: LuaValue) throws {
+        if case .table = value { throw LuaHostError.invalidValue(reason: "a class's static field cannot be a table") }
+        let tape = Tape()
+        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+        var t = tape.tape
+        var k = key
+        let code = k.withUTF8 { u in
+            lh_class_set_static(L, classID.rawValue, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, &t)
+        }
+        if code != LH_OK { throw memoryError("host") }
+    }
+
+    /// Every host object's cached fields are forgotten: the next read of each asks the
+    /// class's `index` again (see ``registerClass(name:cachesFields:index:)``).
+    public func invalidateFieldCaches() { lh_invalidate_fields(rt) }
 
     // MARK: - Internals
 
@@ -699,3 +728,4 @@ public struct LuaArguments {
         return LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i)
     }
 }
+

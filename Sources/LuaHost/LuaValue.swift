@@ -27,7 +27,7 @@ public enum LuaValue: Sendable, Hashable {
     /// a coroutine, ...). Pushing it to Lua pushes that very value.
     case reference(LuaRef)
     /// A lightweight view of a host object (userdata whose `__index` is a
-    /// Swift callback, see ``LuaRuntime/registerClass(name:index:)``).
+    /// Swift callback, see ``LuaRuntime/registerClass(name:cachesFields:index:)``).
     case object(LuaObject)
 
     public var isNil: Bool { if case .nil = self { return true } else { return false } }
@@ -129,7 +129,7 @@ public struct LuaTable: Sendable, Hashable {
 }
 
 /// Identifies a class of host objects registered with
-/// ``LuaRuntime/registerClass(name:index:)``.
+/// ``LuaRuntime/registerClass(name:cachesFields:index:)``.
 public struct LuaClassID: Sendable, Hashable {
     public let rawValue: Int32
 }

@@ -13,7 +13,7 @@ extension LuaScheduleAPI {
                 let side = try side(ofSchedule: object)
                 return [try box(side).withSchedule { try body($0, side, args) }]
             }
-            setMethod(name, .function(function))
+            try setMethod(name, .function(function))
         }
 
         try method("shifts") { [unowned self] schedule, side, args in

@@ -51,7 +51,11 @@ final class LuaScheduleAPI {
     private(set) var changeClass: LuaClassID!
     private var methods: [String: LuaValue] = [:]
 
-    func setMethod(_ name: String, _ function: LuaValue) { methods[name] = function }
+    /// A schedule method: a static field of the schedule class (no call into Swift to find it).
+    func setMethod(_ name: String, _ function: LuaValue) throws {
+        methods[name] = function
+        try runtime.setStatic(scheduleClass, name, function)
+    }
     private(set) var reportFunction: LuaValue = .nil
 
     // Per-evaluation state.
@@ -137,6 +141,7 @@ final class LuaScheduleAPI {
     /// go stale); these schedules are the ones evaluated from now on.
     private func newGeneration(after: ScheduleBox?, before: ScheduleBox?) {
         generation += 1
+        runtime.invalidateFieldCaches()
         afterBox = after
         beforeBox = before
         minutesCache.removeAll(keepingCapacity: true)
@@ -151,6 +156,7 @@ final class LuaScheduleAPI {
     /// views stale; views of the given shifts show their state in it.
     func advance(to schedule: Schedule, refreshing shifts: some Sequence<ShiftID>) {
         afterBox = ScheduleBox(schedule)
+        runtime.invalidateFieldCaches()
         minutesCache.removeAll(keepingCapacity: true)
         for id in shifts {
             if let index = shiftViews[ShiftViewKey(id: id, side: .after)], let shift = schedule.shift(id) { targets[index] = .shift(shift, .after) }
@@ -287,7 +293,7 @@ final class LuaScheduleAPI {
     // MARK: Classes
 
     private func registerClasses() throws {
-        changeClass = try runtime.registerClass(name: "Change") { [unowned self] object, key in
+        changeClass = try runtime.registerClass(name: "Change", cachesFields: true) { [unowned self] object, key in
             guard case let .change(change, validating, before, after) = try target(object) else { throw LuaScriptError("not a change") }
             switch try fieldName(key, "change") {
             case "after": return after
@@ -295,14 +301,14 @@ final class LuaScheduleAPI {
             case let name: return try changeField(change, validating: validating, name)
             }
         }
-        shiftClass = try runtime.registerClass(name: "Shift") { [unowned self] object, key in
+        shiftClass = try runtime.registerClass(name: "Shift", cachesFields: true) { [unowned self] object, key in
             switch try target(object) {
             case let .shift(shift, side): return try shiftField(shift, side, key)
             case let .timed(timed, person): return try timedField(timed, person, key)
             default: throw LuaScriptError("not a shift")
             }
         }
-        personClass = try runtime.registerClass(name: "Person") { [unowned self] object, key in
+        personClass = try runtime.registerClass(name: "Person", cachesFields: true) { [unowned self] object, key in
             guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
                 throw LuaScriptError("person no longer exists")
             }
@@ -313,7 +319,7 @@ final class LuaScheduleAPI {
             case let name: throw LuaScriptError("a person has no field '\(name)' (id, name, attributes)")
             }
         }
-        typeClass = try runtime.registerClass(name: "ShiftType") { [unowned self] object, key in
+        typeClass = try runtime.registerClass(name: "ShiftType", cachesFields: true) { [unowned self] object, key in
             guard case let .shiftType(id, side) = try target(object), let type = try box(side).shiftType(id) else {
                 throw LuaScriptError("shift type no longer exists")
             }
@@ -334,7 +340,7 @@ final class LuaScheduleAPI {
                 throw LuaScriptError("a shift type has no field '\(name)' (id, symbol, title, description, duration, all_day, start_minute, end_minute, minutes, location, attributes)")
             }
         }
-        locationClass = try runtime.registerClass(name: "Location") { [unowned self] object, key in
+        locationClass = try runtime.registerClass(name: "Location", cachesFields: true) { [unowned self] object, key in
             guard case let .location(id, side) = try target(object), let location = try box(side).location(id) else {
                 throw LuaScriptError("location no longer exists")
             }
@@ -346,7 +352,7 @@ final class LuaScheduleAPI {
             case let name: throw LuaScriptError("a location has no field '\(name)' (id, name, address, attributes)")
             }
         }
-        scheduleClass = try runtime.registerClass(name: "Schedule") { [unowned self] object, key in
+        scheduleClass = try runtime.registerClass(name: "Schedule", cachesFields: true) { [unowned self] object, key in
             let side = try side(ofSchedule: object)
             let name = try fieldName(key, "schedule")
             if let method = methods[name] { return method }

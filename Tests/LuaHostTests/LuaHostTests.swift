@@ -181,6 +181,77 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
                 [.object(LuaObject(classID: cls, id: 7))])
     }
 
+    /// A caching class asks its `index` once per object and field until the host invalidates
+    /// the caches; tables are never kept (Lua code could change a shared one).
+    @Test func cachedFieldsAreServedOnceUntilInvalidated() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let value = Counter()
+        let cls = try rt.registerClass(name: "Thing", cachesFields: true) { obj, key in
+            calls.add(key.stringValue ?? "?")
+            switch key {
+            case "n": return .integer(value.total)
+            case "missing": return .nil
+            case "me": return .object(obj)
+            case "list": return .table(LuaTable(array: [1, 2]))
+            case "fail": throw LuaScriptError("no such field")
+            default: return .string("x")
+            }
+        }
+        let thing = LuaValue.object(LuaObject(classID: cls, id: 1))
+        let reads = """
+            local t = ...
+            local a, b = t.n, t.n
+            local m1, m2 = t.missing, t.missing
+            local l = t.list
+            l[1] = 99
+            local ok = pcall(function() return t.fail end)
+            local ok2 = pcall(function() return t.fail end)
+            return a, b, m1 == nil and m2 == nil, t.list[1], t.me.me.n, ok, ok2
+            """
+        let out = try eval(rt, reads, [thing])
+        #expect(out == [0, 0, true, 1, 0, false, false])
+        // n once (the object from `me` is the same object, its cache is its own), missing once,
+        // list and fail every time.
+        #expect(calls.counts == ["n": 2, "missing": 1, "list": 2, "me": 2, "fail": 2])
+
+        // An object handed to Lua again is a new Lua value with a cache of its own.
+        value.total = 5
+        #expect(try eval(rt, "local t = ... return t.n", [thing]) == [5])
+    }
+
+    @Test func anObjectKeptAcrossInvalidationAsksAgain() throws {
+        let rt = try LuaRuntime()
+        let version = Counter()
+        let cls = try rt.registerClass(name: "Thing", cachesFields: true) { _, _ in .integer(version.total) }
+        try rt.setGlobal("keep", .object(LuaObject(classID: cls, id: 1)))
+        let read = try rt.loadPlugin(source: "local k = keep return function() return k.v end", chunkName: "k.lua")
+        #expect(try rt.call(read) == [0])
+        version.total = 1
+        #expect(try rt.call(read) == [0])
+        rt.invalidateFieldCaches()
+        #expect(try rt.call(read) == [1])
+    }
+
+    @Test func staticFieldsAreReadBeforeTheIndex() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let cls = try rt.registerClass(name: "Thing") { _, key in
+            calls.add(key.stringValue ?? "?")
+            return .string("from index")
+        }
+        let hello = try rt.makeFunction(name: "hello") { args in [.string("hello \(try args.object(0).id)")] }
+        try rt.setStatic(cls, "hello", .function(hello))
+        try rt.setStatic(cls, "kind", .string("static"))
+        let out = try eval(rt, "local t = ... return t:hello(), t.kind, t.other", [.object(LuaObject(classID: cls, id: 3))])
+        #expect(out == ["hello 3", "static", "from index"])
+        #expect(calls.counts == ["other": 1])
+        expectHostError({ try rt.setStatic(cls, "shared", .table(LuaTable(array: [1]))) }) {
+            if case .invalidValue = $0 { return true }
+            return false
+        }
+    }
+
     @Test func reentrantEvaluationIsRefused() throws {
         let rt = try LuaRuntime()
         let f = try rt.loadPlugin(source: "return function() return 1 end", chunkName: "x.lua")
@@ -268,4 +339,11 @@ import Synchronization
             return false
         }
     }
+}
+
+/// Counts calls from host callbacks (which are not isolated: tests run them on one thread).
+final class Counter: @unchecked Sendable {
+    var total: Int64 = 0
+    var counts: [String: Int] = [:]
+    func add(_ key: String) { counts[key, default: 0] += 1 }
 }

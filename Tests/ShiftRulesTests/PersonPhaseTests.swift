@@ -90,6 +90,21 @@ import ShiftCore
         #expect { try engine.validate(try schedule()) } throws: { error in "\(error)".contains("stale timeline") && "\(error)".contains("x.lua:3:") }
     }
 
+    /// Views remember the fields they served, but only for their own evaluation: a view kept
+    /// in an upvalue is stale in the next one even for a field it read before.
+    @Test func aKeptViewIsStaleNextTimeEvenForFieldsItRead() throws {
+        let folder = try RuleFolder(["x.lua": #"""
+            local kept
+            return rule { id = "x", summary = "s", on = { "shift" }, check = function(change)
+              if kept == nil then kept = change.after; local _ = kept.date .. kept.person.name end
+              local _ = kept.date
+            end }
+            """#])
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow }))
+        _ = try engine.validate(try schedule())
+        #expect { try engine.validate(try schedule()) } throws: { error in "\(error)".contains("stale view") && "\(error)".contains("x.lua:4:") }
+    }
+
     @Test func shiftsOutOfRangeAreNil() throws {
         let violations = try validate(#"""
             return rule { id = "x", summary = "s", validate_person = function(p, shifts, schedule, report)

@@ -136,9 +136,15 @@ int lh_rawset_field(lua_State *L, int tref, const char *key, size_t keylen, cons
 int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *value);
 /* Makes a new host function (trampoline closure) with id `fnid`; *ref receives it. */
 int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref);
-/* Registers a host object class: userdata views whose __index calls the host
- * function `index_fnid` with (object, key). */
-int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid);
+/* Registers a host object class: userdata views whose __index reads the class's static
+ * fields first, then calls the host function `index_fnid` with (object, key). With
+ * `caches_fields`, each object keeps the fields the host served (not tables) until
+ * lh_invalidate_fields. */
+int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields);
+/* Sets a static field of a class (top tape value): every object of the class shows it. */
+int lh_class_set_static(lua_State *L, int32_t classid, const char *key, size_t keylen, const lh_tape *value);
+/* Forgets every host object's cached fields (they are asked of the host again). */
+void lh_invalidate_fields(lh_runtime *rt);
 /* Makes the table at `tref` read-only in place (deep: nested plain tables too).
  * Tables that already carry a metatable are left as they are (not deep-frozen). */
 int lh_freeze(lua_State *L, int tref, const char *name, int deep);
