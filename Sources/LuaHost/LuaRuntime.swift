@@ -84,6 +84,8 @@ public final class LuaRuntime {
     private var classCount: Int32 = 0
     private let argTape = Tape()
     private let resultTape = Tape()
+    /// `makeRef`'s own (an engine makes a reference or two on every evaluation).
+    private let refTape = Tape()
     private var evaluating = false
 
     /// Creates a sandboxed state. Throws ``LuaHostError/setupFailed(reason:)``.
@@ -287,9 +289,9 @@ public final class LuaRuntime {
     public func makeRef(_ value: LuaValue) throws -> LuaRef {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
-        let tape = Tape()
-        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
-        var t = tape.tape
+        refTape.reset()
+        try refTape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+        var t = refTape.tape
         guard lh_push_tape(L, &t) == LH_OK else { throw memoryError("host") }
         var ref: Int32 = 0
         guard lh_ref_at(L, -1, &ref) == LH_OK else { throw memoryError("host") }

@@ -249,22 +249,46 @@ struct Clearance: Sendable {
 }
 
 /// A rule as loaded.
-struct LoadedRule {
-    var info: RuleInfo
-    var check: LuaRef?
-    var validate: LuaRef?
-    var validatePerson: LuaRef?
+/// A rule as loaded into one Lua state. A class: the engine hands rules around on every
+/// evaluation, and a struct of this size would be copied field by field each time.
+final class LoadedRule {
+    let info: RuleInfo
+    let check: LuaRef?
+    let validate: LuaRef?
+    let validatePerson: LuaRef?
+    /// Replaced while one of the rule's examples runs with parameters of its own.
     var params: LuaRef
-    var examples: LuaTable?
-    var triggers: Set<EntityKind>
+    let examples: LuaTable?
+    let triggers: Set<EntityKind>
     var id: String { info.id }
+
+    init(info: RuleInfo, check: LuaRef?, validate: LuaRef?, validatePerson: LuaRef?, params: LuaRef,
+         examples: LuaTable?, triggers: Set<EntityKind>) {
+        self.info = info
+        self.check = check
+        self.validate = validate
+        self.validatePerson = validatePerson
+        self.params = params
+        self.examples = examples
+        self.triggers = triggers
+    }
 }
 
 /// Everything behind the engine's mutex: the Lua state and the loaded rules.
 final class EngineState {
     let runtime: LuaRuntime
     let api: LuaScheduleAPI
-    var rules: [LoadedRule] = []
+    var rules: [LoadedRule] = [] {
+        didSet {
+            checkers = [:]
+            for rule in rules where rule.check != nil && rule.info.enabled {
+                for entity in rule.triggers { checkers[entity, default: []].append(rule) }
+            }
+        }
+    }
+    /// The enabled rules with a `check`, by the entity whose changes they check (in id order):
+    /// what a mutation runs, without sifting every rule on every mutation.
+    private var checkers: [EntityKind: [LoadedRule]] = [:]
     var rotations: [LoadedRotation] = []
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
@@ -486,9 +510,9 @@ final class EngineState {
         }
         var schedule: LuaValue?
         for (entity, changes) in groups {
-            let checking = rules.filter { rule in
-                rule.check != nil && rule.triggers.contains(entity) && (only.map { rule.id == $0 } ?? rule.info.enabled)
-            }
+            let checking = only.map { only in
+                rules.filter { $0.check != nil && $0.triggers.contains(entity) && $0.id == only }
+            } ?? checkers[entity, default: []]
             guard !checking.isEmpty else { continue }
             // Values used by several calls are stored once; for a single call they are passed as
             // they are (a registry reference costs more than pushing them once).

@@ -95,10 +95,12 @@ import Testing
             mutations.append(.scheduleShift(f.shift(n, f.night, "2026-03-\(26 + n)", f.bob)))
         }
         mutations.append(.scheduleShift(f.shift(9, f.office, "2026-03-27", f.carol)))
+        // Far from the change, in the same period: its nominal 12 hours.
+        mutations.append(.scheduleShift(f.shift(10, f.night, "2026-03-10", f.bob)))
         try await store.apply(.batch(mutations))
         let s = await store.schedule
         let expected = s.shifts(ShiftQuery(personID: f.bob.id)).reduce(0) { $0 + s.interval(of: $1)!.minutes }
-        #expect(expected == 5 * 720 - 60)
+        #expect(expected == 6 * 720 - 60)
         #expect(s.minutesWorked(by: f.bob.id, from: date("2026-03-01"), to: date("2026-03-31")) == expected)
         #expect(s.minutesWorked(by: f.bob.id, from: date("2026-03-29"), to: date("2026-03-30")) == 2 * 720)
         #expect(s.minutesWorked(by: f.bob.id, from: date("2026-04-01"), to: date("2026-04-30")) == 0)

@@ -49,15 +49,17 @@ public struct ZoneRules: Sendable, Hashable {
         return Int(offsets[low])
     }
 
-    /// Whether the offset changes at some instant in `(from, to]`.
-    public func hasTransition(from: Int64, to: Int64) -> Bool {
+    /// The instants where the offset changes in `(from, to]`, in order.
+    public func transitions(from: Int64, to: Int64) -> ArraySlice<Int64> {
         var low = 0
         var high = transitions.count
         while low < high {
             let mid = (low + high) / 2
             if transitions[mid] <= from { low = mid + 1 } else { high = mid }
         }
-        return low < transitions.count && transitions[low] <= to
+        var end = low
+        while end < transitions.count && transitions[end] <= to { end += 1 }
+        return transitions[low..<end]
     }
 
     /// The instant (UTC seconds since 1970) of a local wall-clock time `minutes` after the start of

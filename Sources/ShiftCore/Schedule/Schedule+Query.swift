@@ -248,9 +248,9 @@ extension Schedule {
     /// unless a daylight-saving change falls inside the period.
     public func minutesWorked(by person: PersonID, from: LocalDate, to: LocalDate) -> Int {
         guard from <= to else { return 0 }
-        let periodStart = zone.instant(of: from, minutes: -1440)
-        let periodEnd = zone.instant(of: to, minutes: 2 * 1440)
-        let steady = !zone.hasTransition(from: periodStart, to: periodEnd)
+        // The offset changes of the period (usually none, at most a few): a shift far from all
+        // of them lasts its nominal length; only one near a change is placed in the zone.
+        let changes = zone.transitions(from: zone.instant(of: from, minutes: -1440), to: zone.instant(of: to, minutes: 2 * 1440))
         var total = 0
         var lastType: ShiftTypeID?
         var lastDuration = ShiftDuration.allDay
@@ -259,7 +259,10 @@ extension Schedule {
                 lastType = ref.type
                 lastDuration = type.duration
             }
-            if steady {
+            // A shift runs within two days of local time from its date's midnight; no offset is
+            // a day or more, so its instants lie within (midnight - 2 days, midnight + 3 days].
+            let midnight = Int64(ref.date.dayNumber) * 86_400
+            if changes.isEmpty || !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
                 total += lastDuration.nominalMinutes
             } else {
                 total += interval(of: lastDuration, on: ref.date).minutes
