@@ -520,6 +520,17 @@ final class EngineState {
             if schedule == nil {
                 schedule = shared ? .reference(try runtime.makeRef(api.scheduleObject())) : api.scheduleObject()
             }
+            if changes.count == 1 {
+                // One change (a mutation's usual case): each rule's check is called with it
+                // directly, without a list and the driver's loop. One change object for all the
+                // rules, so the fields one rule reads are remembered for the next.
+                let object = api.changeObject(changes[0], validating: false)
+                let change = shared ? .reference(try runtime.makeRef(object)) : object
+                for rule in checking where !(clearance?.skips(rule.id, changes[0]) ?? false) {
+                    try run(rule, rule.check!, [change, schedule!, api.reportFunction, .reference(rule.params)])
+                }
+                continue
+            }
             for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
                 let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
                 // Change objects are made once, for the changes some rule checks; the whole
