@@ -43,7 +43,8 @@ extension LuaScheduleAPI {
             var (query, filter) = try shiftQuery(args, schedule)
             // The common question — a person's hours in a period — has a fast path in the index.
             if filter.isEmpty, let person = query.personID, let from = query.from, let to = query.to,
-               query.shiftTypeIDs == nil, query.locationID == nil, query.overlapping == nil, !query.unassignedOnly {
+               query.shiftTypeIDs == nil, query.locationID == nil, query.overlapping == nil, query.excluding == nil,
+               !query.unassignedOnly {
                 let key = MinutesKey(side: side, person: person, from: from, to: to)
                 if let cached = minutesCache[key] { return .integer(Int64(cached)) }
                 let minutes = schedule.minutesWorked(by: person, from: from, to: to)
@@ -155,7 +156,7 @@ extension LuaScheduleAPI {
     }
 
     /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`, the method's
-    /// first argument) as a `ShiftQuery`, plus the shift to leave out (`exclude`). Read entry by
+    /// first argument) as a `ShiftQuery`, plus the attribute values asked for. Read entry by
     /// entry, without copying the table.
     private func shiftQuery(_ args: LuaArguments, _ schedule: Schedule) throws -> (ShiftQuery, ShiftFilter) {
         var query = ShiftQuery()
@@ -191,7 +192,7 @@ extension LuaScheduleAPI {
                 case "newest": query.order = .newestFirst
                 default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
                 }
-            case "exclude": filter.exclude = try shiftID(field, "shifts: exclude")
+            case "exclude": query.excluding = try shiftID(field, "shifts: exclude")
             case "overlapping": query.overlapping = try interval(field, schedule)
             case "attributes":
                 guard case let .table(table) = field, table.array.isEmpty else {
@@ -210,16 +211,13 @@ extension LuaScheduleAPI {
         return (query, filter)
     }
 
-    /// What a query asks beyond the store's indexes: a shift to leave out and attribute values
-    /// the shifts must have.
+    /// What a query asks beyond the store's indexes: attribute values the shifts must have.
     struct ShiftFilter {
-        var exclude: ShiftID?
         var attributes: [(String, AttributeValue)] = []
 
-        var isEmpty: Bool { exclude == nil && attributes.isEmpty }
+        var isEmpty: Bool { attributes.isEmpty }
 
         func admits(_ shift: ScheduledShift) -> Bool {
-            if shift.id == exclude { return false }
             if attributes.isEmpty { return true }
             let have = shift.attributes
             for (name, value) in attributes where have[name] != value { return false }

@@ -242,8 +242,15 @@ final class SourceRepository: ScheduleRepository {
             }
             if Bool.random(using: &random) { query.order = .newestFirst }
             if Bool.random(using: &random) { query.limit = [0, 1, 2, 3, 7].randomElement(using: &random)! }
+            if Int.random(in: 0..<3, using: &random) == 0 { query.excluding = a.shifts().randomElement(using: &random)?.id }
             #expect(a.shifts(query) == b.shifts(query), "\(note): \(query)")
             #expect(a.count(query) == b.count(query), "\(note): count \(query)")
+            // Excluding a shift is the same query without it, less that shift.
+            var open = query
+            open.excluding = nil
+            open.limit = nil
+            let expected = a.shifts(open).filter { $0.id != query.excluding }.prefix(query.limit ?? .max)
+            #expect(a.shifts(query) == Array(expected), "\(note): excluding \(query)")
         }
         for shift in a.shifts().prefix(20) {
             #expect(b.shift(shift.id) == shift, "\(note): by id")

@@ -57,7 +57,10 @@ extension Schedule {
                     currentDate = ref.date
                 }
                 if let types, !types.contains(ref.type) { continue }
-                if let shift = shiftStore[ref.id], matches(shift, query, nil) { day.append(shift) }
+                // Everything the query asks of a person's shift is known from the index entry:
+                // the shift itself (a lookup in the biggest map) is read only when it is selected.
+                guard admits(ref.id, type: ref.type, date: ref.date, query) else { continue }
+                if let shift = shiftStore[ref.id] { day.append(shift) }
             }
             _ = flush()
             return
@@ -76,8 +79,8 @@ extension Schedule {
         }
         for date in dates {
             for type in bucketTypes {
-                for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] {
-                    if let shift = shiftStore[id], matches(shift, query, nil) { day.append(shift) }
+                for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] where admits(id, type: type, date: date, query) {
+                    if let shift = shiftStore[id], query.admitsPerson(of: shift) { day.append(shift) }
                 }
             }
             guard flush() else { return }
@@ -98,7 +101,7 @@ extension Schedule {
             from: first, to: last, shiftTypeIDs: types, personID: query.personID, unassignedOnly: query.unassignedOnly,
             newestFirst: newestFirst,
             // An overlap filter applies after the source's answer (its date range is already narrow).
-            limit: query.overlapping == nil ? query.limit.map { $0 + hiddenShifts.count } : nil)
+            limit: query.overlapping == nil ? query.limit.map { $0 + hiddenShifts.count + (query.excluding == nil ? 0 : 1) } : nil)
         var selected = source.shifts(request)
         if let limit = request.limit, selected.count >= limit, let edge = selected.last?.date {
             request.from = edge
@@ -107,7 +110,7 @@ extension Schedule {
             selected.removeAll { $0.date == edge }
             selected += source.shifts(request)
         }
-        if !hiddenShifts.isEmpty || query.overlapping != nil {
+        if !hiddenShifts.isEmpty || query.overlapping != nil || query.excluding != nil {
             selected.removeAll { hiddenShifts.contains($0.id) || !matches($0, query, nil) }
         }
         forEachHeldShift(query) { selected.append($0); return true }
@@ -177,10 +180,15 @@ extension Schedule {
 
     private func matches(_ shift: ScheduledShift, _ query: ShiftQuery, _ types: [ShiftTypeID]?) -> Bool {
         if let types, !types.contains(shift.shiftTypeID) { return false }
-        if query.unassignedOnly, shift.personID != nil { return false }
-        if let person = query.personID, shift.personID != person { return false }
+        return query.admitsPerson(of: shift) && admits(shift.id, type: shift.shiftTypeID, date: shift.date, query)
+    }
+
+    /// Whether a shift of this id, type and date passes the query's exclusion and overlap (what
+    /// an index entry tells without reading the shift).
+    private func admits(_ id: ShiftID, type: ShiftTypeID, date: LocalDate, _ query: ShiftQuery) -> Bool {
+        if id == query.excluding { return false }
         if let interval = query.overlapping {
-            guard let own = self.interval(of: shift), own.overlaps(interval) else { return false }
+            guard let duration = shiftTypeStore[type]?.duration, self.interval(of: duration, on: date).overlaps(interval) else { return false }
         }
         return true
     }
@@ -274,5 +282,14 @@ extension Schedule {
             held.forEach(in: held.lowerBound(from)..<held.lowerBound(to.adding(days: 1)), add)
         }
         return total
+    }
+}
+
+extension ShiftQuery {
+    /// Whether a shift's person passes the query (`personID`, `unassignedOnly`).
+    func admitsPerson(of shift: ScheduledShift) -> Bool {
+        if unassignedOnly, shift.personID != nil { return false }
+        if let personID, shift.personID != personID { return false }
+        return true
     }
 }

@@ -19,13 +19,15 @@ public struct ShiftQuery: Hashable, Sendable {
     public var locationID: LocationID?
     /// Only shifts whose interval overlaps this one (half-open).
     public var overlapping: InstantInterval?
+    /// Leave this shift out (a rule asking about the shift it checks: "the others that…").
+    public var excluding: ShiftID?
     public var order: Order
     public var limit: Int?
 
     public init(
         from: LocalDate? = nil, to: LocalDate? = nil, personID: PersonID? = nil, unassignedOnly: Bool = false,
         shiftTypeIDs: Set<ShiftTypeID>? = nil, locationID: LocationID? = nil, overlapping: InstantInterval? = nil,
-        order: Order = .oldestFirst, limit: Int? = nil
+        excluding: ShiftID? = nil, order: Order = .oldestFirst, limit: Int? = nil
     ) {
         self.from = from
         self.to = to
@@ -34,6 +36,7 @@ public struct ShiftQuery: Hashable, Sendable {
         self.shiftTypeIDs = shiftTypeIDs
         self.locationID = locationID
         self.overlapping = overlapping
+        self.excluding = excluding
         self.order = order
         self.limit = limit
     }
