@@ -49,11 +49,12 @@ final class LuaScheduleAPI {
     private(set) var typeClass: LuaClassID!
     private(set) var locationClass: LuaClassID!
     private(set) var changeClass: LuaClassID!
-    private var methods: [String: LuaValue] = [:]
+    /// The schedule's method names (for the message naming what a schedule has).
+    private var methods: Set<String> = []
 
     /// A schedule method: a static field of the schedule class (no call into Swift to find it).
     func setMethod(_ name: String, _ function: LuaValue) throws {
-        methods[name] = function
+        methods.insert(name)
         try runtime.setStatic(scheduleClass, name, function)
     }
     private(set) var reportFunction: LuaValue = .nil
@@ -354,15 +355,15 @@ final class LuaScheduleAPI {
         }
         scheduleClass = try runtime.registerClass(name: "Schedule", cachesFields: true) { [unowned self] object, key in
             let side = try side(ofSchedule: object)
+            // Methods are static fields of the class: a name that reaches here is not one.
             let name = try fieldName(key, "schedule")
-            if let method = methods[name] { return method }
             let settings = try box(side).settings
             switch name {
             case "time_zone": return .string(settings.timeZoneIdentifier)
             case "week_start": return .integer(Int64(settings.weekStart.rawValue))
             case "is_before": return .boolean(side == .before)
             default:
-                throw LuaScriptError("the schedule has no field '\(name)' (methods: \(methods.keys.sorted().joined(separator: ", ")); fields: time_zone, week_start)")
+                throw LuaScriptError("the schedule has no field '\(name)' (methods: \(methods.sorted().joined(separator: ", ")); fields: time_zone, week_start)")
             }
         }
     }

@@ -248,7 +248,6 @@ struct Clearance: Sendable {
     }
 }
 
-/// A rule as loaded.
 /// A rule as loaded into one Lua state. A class: the engine hands rules around on every
 /// evaluation, and a struct of this size would be copied field by field each time.
 final class LoadedRule {

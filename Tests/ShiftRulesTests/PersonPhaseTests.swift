@@ -105,6 +105,15 @@ import ShiftCore
         #expect { try engine.validate(try schedule()) } throws: { error in "\(error)".contains("stale view") && "\(error)".contains("x.lua:4:") }
     }
 
+    /// Methods are served without a call into Swift; a name that is neither a method nor a
+    /// field still fails naming what a schedule has.
+    @Test func aMisspelledScheduleMethodNamesTheMethods() throws {
+        let typo = #"return rule { id = "x", summary = "s", validate_person = function(p, shifts, schedule) return schedule:shifs{} end }"#
+        #expect { try validate(typo, try schedule()) } throws: { error in
+            "\(error)".contains("the schedule has no field 'shifs' (methods: ") && "\(error)".contains("shifts, ") && "\(error)".contains("x.lua:1:")
+        }
+    }
+
     @Test func shiftsOutOfRangeAreNil() throws {
         let violations = try validate(#"""
             return rule { id = "x", summary = "s", validate_person = function(p, shifts, schedule, report)
