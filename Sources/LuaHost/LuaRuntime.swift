@@ -241,25 +241,24 @@ public final class LuaRuntime {
     /// `table[key] = value`, raw. The host may write into read-only tables.
     public func setField(_ table: LuaRef, _ key: String, _ value: LuaValue) throws {
         try checkOwner(table)
-        let tape = Tape()
-        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
-        var t = tape.tape
-        var k = key
-        let code = k.withUTF8 { u in
-            lh_rawset_field(L, table.ref, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, &t)
-        }
-        if code != LH_OK { throw memoryError("host") }
+        try store(key, value) { lh_rawset_field(L, table.ref, $0, $1, $2) }
     }
 
     /// Defines `name` in the shared, read-only base environment that every
     /// plugin sees (e.g. a frozen table of calendar helpers).
     public func setGlobal(_ name: String, _ value: LuaValue) throws {
+        try store(name, value) { lh_set_base(rt, $0, $1, $2) }
+    }
+
+    /// Hands a key's bytes and a value (on a tape) to one of the C setters.
+    private func store(_ key: String, _ value: LuaValue,
+                       _ setter: (UnsafePointer<CChar>, Int, UnsafePointer<lh_tape>) -> Int32) throws {
         let tape = Tape()
         try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
         var t = tape.tape
-        var k = name
+        var k = key
         let code = k.withUTF8 { u in
-            lh_set_base(rt, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, &t)
+            withUnsafePointer(to: &t) { setter(UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, $0) }
         }
         if code != LH_OK { throw memoryError("host") }
     }
@@ -372,14 +371,7 @@ public final class LuaRuntime {
     /// Not a table: it would be one table shared by every plugin.
     public func setStatic(_ classID: LuaClassID, _ key: String, _ value: LuaValue) throws {
         if case .table = value { throw LuaHostError.invalidValue(reason: "a class's static field cannot be a table") }
-        let tape = Tape()
-        try tape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
-        var t = tape.tape
-        var k = key
-        let code = k.withUTF8 { u in
-            lh_class_set_static(L, classID.rawValue, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count, &t)
-        }
-        if code != LH_OK { throw memoryError("host") }
+        try store(key, value) { lh_class_set_static(L, classID.rawValue, $0, $1, $2) }
     }
 
     /// Every host object's cached fields are forgotten: the next read of each asks the

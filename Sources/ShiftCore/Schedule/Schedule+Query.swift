@@ -252,8 +252,8 @@ extension Schedule {
 
 extension Schedule {
     /// The real minutes a person works in shifts starting from `from` to `to` (inclusive):
-    /// a walk over their date-sorted index with no lookup per shift, and no time-zone arithmetic
-    /// unless a daylight-saving change falls inside the period.
+    /// a walk over their date-sorted index with no lookup per shift, and time-zone arithmetic only
+    /// for the shifts within a day or two of a daylight-saving change.
     public func minutesWorked(by person: PersonID, from: LocalDate, to: LocalDate) -> Int {
         guard from <= to else { return 0 }
         // The offset changes of the period (usually none, at most a few): a shift far from all
