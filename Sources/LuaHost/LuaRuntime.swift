@@ -207,9 +207,11 @@ public final class LuaRuntime {
     }
 
     private func releasePendingRefs() {
+        guard owner.hasPending.load(ordering: .acquiring) else { return }
         let refs = owner.pending.withLock { p -> [Int32] in
             let r = p
             p.removeAll(keepingCapacity: true)
+            owner.hasPending.store(false, ordering: .relaxed)
             return r
         }
         if !refs.isEmpty {

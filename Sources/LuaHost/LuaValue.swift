@@ -149,6 +149,9 @@ public struct LuaObject: Sendable, Hashable {
 /// here (from any thread) and released by the runtime at its next call.
 final class LuaRefOwner: Sendable {
     let pending = Mutex<[Int32]>([])
+    /// Whether `pending` may hold slots: set and cleared under its lock, read without it, so a
+    /// call with nothing to release takes no lock.
+    let hasPending = Atomic<Bool>(false)
 }
 
 /// A Lua value held in the runtime's registry.
@@ -169,7 +172,10 @@ public final class LuaRef: Sendable, Hashable, CustomStringConvertible {
     deinit {
         if ref > 0 {
             let r = ref
-            owner.pending.withLock { $0.append(r) }
+            owner.pending.withLock {
+                $0.append(r)
+                owner.hasPending.store(true, ordering: .releasing)
+            }
         }
     }
 

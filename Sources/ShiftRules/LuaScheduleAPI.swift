@@ -145,11 +145,12 @@ final class LuaScheduleAPI {
         runtime.invalidateFieldCaches()
         afterBox = after
         beforeBox = before
-        minutesCache.removeAll(keepingCapacity: true)
-        targets.removeAll(keepingCapacity: true)
-        shiftViews.removeAll(keepingCapacity: true)
-        entityViews.removeAll(keepingCapacity: true)
-        timelines.removeAll(keepingCapacity: true)
+        // Each evaluation starts and ends with this, so the second time finds them empty.
+        if !minutesCache.isEmpty { minutesCache.removeAll(keepingCapacity: true) }
+        if !targets.isEmpty { targets.removeAll(keepingCapacity: true) }
+        if !shiftViews.isEmpty { shiftViews.removeAll(keepingCapacity: true) }
+        if !entityViews.isEmpty { entityViews.removeAll(keepingCapacity: true) }
+        if !timelines.isEmpty { timelines.removeAll(keepingCapacity: true) }
         timelinesDropped = 0
     }
 
