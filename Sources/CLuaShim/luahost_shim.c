@@ -192,6 +192,12 @@ static void end_eval(lh_runtime *rt) {
  * Describing / pushing values
  * ====================================================================== */
 
+/* The host object at idx, or NULL when the value is anything else (never raises). */
+static lh_object *to_object(lua_State *L, int idx) {
+    lh_object *o = (lh_object *)lua_touserdata(L, idx);
+    return o && lua_rawlen(L, idx) == sizeof(lh_object) && o->magic == LH_MAGIC ? o : NULL;
+}
+
 void lh_describe(lua_State *L, int idx, lh_value *v) {
     int t = lua_type(L, idx);
     v->aux = 0; v->i = 0; v->n = 0; v->s = NULL; v->len = 0;
@@ -206,8 +212,8 @@ void lh_describe(lua_State *L, int idx, lh_value *v) {
         case LUA_TTABLE: v->kind = LH_TABLE; v->aux = lua_absindex(L, idx); break;
         case LUA_TFUNCTION: v->kind = LH_FUNCTION; v->aux = lua_absindex(L, idx); break;
         case LUA_TUSERDATA: {
-            lh_object *o = (lh_object *)lua_touserdata(L, idx);
-            if (o && lua_rawlen(L, idx) == sizeof(lh_object) && o->magic == LH_MAGIC) {
+            lh_object *o = to_object(L, idx);
+            if (o) {
                 v->kind = LH_OBJECT; v->aux = o->cls; v->i = o->id;
             } else { v->kind = LH_OTHER; v->aux = lua_absindex(L, idx); }
             break;
@@ -781,11 +787,7 @@ static int obj_index(lua_State *L) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(3)) != LUA_TNIL) return 1;
     lua_pop(L, 1);
-    lh_object *o = NULL;
-    if (lua_toboolean(L, lua_upvalueindex(4)) && lua_type(L, 2) == LUA_TSTRING) {
-        lh_object *u = (lh_object *)lua_touserdata(L, 1);
-        if (u != NULL && lua_rawlen(L, 1) == sizeof(lh_object) && u->magic == LH_MAGIC) o = u;
-    }
+    lh_object *o = lua_toboolean(L, lua_upvalueindex(4)) && lua_type(L, 2) == LUA_TSTRING ? to_object(L, 1) : NULL;
     if (o != NULL && o->epoch == rt->epoch) {
         if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
             lua_pushvalue(L, 2);
@@ -798,11 +800,8 @@ static int obj_index(lua_State *L) {
     int n = call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
     if (o == NULL || n != 1) return n;
     int t = lua_type(L, -1);
-    int keep = t == LUA_TNIL || t == LUA_TBOOLEAN || t == LUA_TNUMBER || t == LUA_TSTRING;
-    if (t == LUA_TUSERDATA) {
-        lh_object *v = (lh_object *)lua_touserdata(L, -1);
-        keep = lua_rawlen(L, -1) == sizeof(lh_object) && v->magic == LH_MAGIC;
-    }
+    int keep = t == LUA_TNIL || t == LUA_TBOOLEAN || t == LUA_TNUMBER || t == LUA_TSTRING
+        || (t == LUA_TUSERDATA && to_object(L, -1) != NULL);
     if (!keep) return 1;
     luaL_checkstack(L, 4, NULL);
     if (o->epoch != rt->epoch || lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {

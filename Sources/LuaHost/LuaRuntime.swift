@@ -724,4 +724,3 @@ public struct LuaArguments {
         return LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i)
     }
 }
-

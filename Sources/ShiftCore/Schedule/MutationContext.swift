@@ -370,7 +370,7 @@ struct MutationContext {
     /// Takes a shift's current version out of the indexes. A version that lives in the schedule's
     /// source (not in memory) is hidden instead, so the source's copy no longer shows.
     private mutating func unindex(_ shift: ScheduledShift) {
-        if schedule.shiftStore[shift.id] == nil {
+        if !schedule.shiftStore.contains(shift.id) {
             schedule.hiddenShifts.insert(shift.id)
             return
         }

@@ -270,7 +270,7 @@ extension Schedule {
             // A shift runs within two days of local time from its date's midnight; no offset is
             // a day or more, so its instants lie within (midnight - 2 days, midnight + 3 days].
             let midnight = Int64(ref.date.dayNumber) * 86_400
-            if changes.isEmpty || !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
+            if !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
                 total += lastDuration.nominalMinutes
             } else {
                 total += interval(of: lastDuration, on: ref.date).minutes
