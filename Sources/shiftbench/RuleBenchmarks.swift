@@ -5,26 +5,41 @@ import ShiftRules
 /// One mutation through the funnel with all stock rules, against the same mutation with no
 /// rules; and one rule in Lua against the same rule written in Swift.
 enum RuleBenchmarks {
-    static func run(sizes: [Int], mutations count: Int, rulesDirectory: String) async throws {
+    static func run(sizes: [Int], mutations count: Int, rounds roundCount: Int, rulesDirectory: String) async throws {
         print("## apply() per mutation with all stock Lua rules\n")
-        print("Each mutation schedules a shift for an existing person on one of their days off (a valid change that every stock rule checks: overlaps, rest, days in a row, weekly hours, availability), then the next one removes it. Same mutations with no rules for the ratio. Rules: `\(rulesDirectory)`.\n")
-        var report = Report(["shifts in store", "mutations", "no rules p50", "no rules p99", "all rules p50", "all rules p99", "ratio (p50)"])
+        print("Each mutation schedules a shift for an existing person on one of their days off (a valid change that every stock rule checks: overlaps, rest, days in a row, weekly hours, availability), then the next one removes it. Same mutations with no rules for the ratio. Rules: `\(rulesDirectory)`. Each round runs the mutations with no rules, then with the rules, each on a new store over the same schedule; a figure is the median of the rounds' percentiles, with their range; the ratio is the median of the rounds' ratios. Additions and removals are also given apart: a removal leaves most rules nothing to check.\n")
+        var report = Report([
+            "shifts in store", "mutations × rounds", "no rules p50", "no rules p99", "all rules p50", "all rules p99",
+            "ratio (p50)", "additions p50", "additions p99", "removals p50",
+        ])
         for size in sizes {
             let schedule = try Generator.schedule(shifts: size)
             let plan = mutations(for: schedule, count: count)
-            let bare = try await time(plan, schedule, validators: [])
             let engine = try RuleEngine(RuleEngineConfiguration(directories: [rulesDirectory]))
-            let ruled = try await time(plan, schedule, validators: [engine])
-            report.add(["\(size)", "\(bare.seconds.count)", formatTime(bare.percentile(50)), formatTime(bare.percentile(99)),
-                        formatTime(ruled.percentile(50)), formatTime(ruled.percentile(99)),
-                        String(format: "%.1fx", ruled.percentile(50) / bare.percentile(50))])
+            var bare: [Sample] = [], ruled: [Sample] = [], additions: [Sample] = [], removals: [Sample] = []
+            for _ in 0..<roundCount {
+                bare.append(Sample(seconds: counted(try await time(plan, schedule, validators: []))))
+                let timings = counted(try await time(plan, schedule, validators: [engine]))
+                ruled.append(Sample(seconds: timings))
+                // The plan alternates an addition and its removal, and the warm-up dropped is even.
+                additions.append(Sample(seconds: timings.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)))
+                removals.append(Sample(seconds: timings.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)))
+            }
+            let ratio = Sample(seconds: zip(ruled, bare).map { $0.percentile(50) / $1.percentile(50) })
+            report.add([
+                "\(size)", "\(ruled[0].seconds.count) × \(roundCount)", formatTime(rounds(bare) { $0.percentile(50) }.median),
+                formatTime(rounds(bare) { $0.percentile(99) }.median), rounds(ruled) { $0.percentile(50) }.summary,
+                rounds(ruled) { $0.percentile(99) }.summary, String(format: "%.1fx", ratio.median),
+                formatTime(rounds(additions) { $0.percentile(50) }.median), formatTime(rounds(additions) { $0.percentile(99) }.median),
+                formatTime(rounds(removals) { $0.percentile(50) }.median),
+            ])
         }
         print(report.markdown())
-        print("\nThe first 10 % of mutations are warm-up and not counted.\n")
+        print("\nThe first 10 % of each round's mutations are warm-up and not counted.\n")
 
         print("## One rule: Lua against native Swift\n")
-        print("`no_double_booking` as the stock Lua rule and as the same check written in Swift (`NativeNoDoubleBooking` in shiftbench), each the only validator, on the same mutations; `evaluate` time only (the funnel's own cost is the same for both).\n")
-        var native = Report(["shifts in store", "evaluations", "Swift p50", "Lua p50", "Swift p99", "Lua p99", "Lua / Swift (p50)"])
+        print("`no_double_booking` as the stock Lua rule and as the same check written in Swift (`NativeNoDoubleBooking` in shiftbench), each the only validator, on the same mutations; `evaluate` time only (the funnel's own cost is the same for both). Each round times the Swift rule, then the Lua rule, over all the proposals; the ratio is the median of the rounds' ratios.\n")
+        var native = Report(["shifts in store", "evaluations × rounds", "Swift p50", "Lua p50", "Swift p99", "Lua p99", "Lua / Swift (p50)"])
         for size in sizes {
             let schedule = try Generator.schedule(shifts: size)
             let plan = mutations(for: schedule, count: count)
@@ -42,14 +57,26 @@ enum RuleBenchmarks {
             }
             let lua = try RuleEngine(RuleEngineConfiguration(directories: [directory]))
             let swift = NativeNoDoubleBooking()
-            let luaTimes = try evaluate(lua, proposals)
-            let swiftTimes = try evaluate(swift, proposals)
-            native.add(["\(size)", "\(luaTimes.seconds.count)", formatTime(swiftTimes.percentile(50)), formatTime(luaTimes.percentile(50)),
-                        formatTime(swiftTimes.percentile(99)), formatTime(luaTimes.percentile(99)),
-                        String(format: "%.1fx", luaTimes.percentile(50) / swiftTimes.percentile(50))])
+            var luaTimes: [Sample] = [], swiftTimes: [Sample] = []
+            for _ in 0..<roundCount {
+                swiftTimes.append(try evaluate(swift, proposals))
+                luaTimes.append(try evaluate(lua, proposals))
+            }
+            let ratio = Sample(seconds: zip(luaTimes, swiftTimes).map { $0.percentile(50) / $1.percentile(50) })
+            native.add([
+                "\(size)", "\(luaTimes[0].seconds.count) × \(roundCount)", formatTime(rounds(swiftTimes) { $0.percentile(50) }.median),
+                formatTime(rounds(luaTimes) { $0.percentile(50) }.median), formatTime(rounds(swiftTimes) { $0.percentile(99) }.median),
+                formatTime(rounds(luaTimes) { $0.percentile(99) }.median),
+                String(format: "%.1fx (%.1f–%.1f)", ratio.median, ratio.min, ratio.max),
+            ])
         }
         print(native.markdown())
         print("")
+    }
+
+    /// A round's timings less the first 10 % (warm-up), an even count so that additions keep even places.
+    private static func counted(_ timings: [Double]) -> [Double] {
+        Array(timings.dropFirst(timings.count / 10 & ~1))
     }
 
     /// Alternating add (on a person's day off, same type as their rotation) and remove.
@@ -72,7 +99,7 @@ enum RuleBenchmarks {
         return plan
     }
 
-    private static func time(_ plan: [Mutation], _ schedule: Schedule, validators: [any ScheduleValidator]) async throws -> Sample {
+    private static func time(_ plan: [Mutation], _ schedule: Schedule, validators: [any ScheduleValidator]) async throws -> [Double] {
         let store = try ScheduleStore(repository: InMemoryRepository(schedule), validators: validators,
                                       actingUser: UserProfile(userId: "bench", displayName: "Bench"), environment: .live)
         let clock = ContinuousClock()
@@ -82,7 +109,7 @@ enum RuleBenchmarks {
             try await store.apply(mutation)
             timings.append((clock.now - start).seconds)
         }
-        return Sample(seconds: Array(timings.dropFirst(plan.count / 10)))
+        return timings
     }
 
     private static func evaluate(_ validator: any ScheduleValidator, _ proposals: [Proposal]) throws -> Sample {

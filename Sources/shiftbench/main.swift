@@ -67,14 +67,14 @@ do {
     for suite in suites {
         switch suite {
         case "store": try StoreBenchmarks.run(runs: runs, sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]))
-        case "apply": try await ApplyBenchmarks.run(sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000]), mutations: quick ? 2_000 : 20_000)
+        case "apply": try await ApplyBenchmarks.run(sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000]), mutations: quick ? 2_000 : 20_000, rounds: runs)
         case "rotate":
             try await RotationBenchmarks.run(runs: quick ? 1 : 3, people: quick ? 200 : 1_000, days: 365, rulesDirectory: rulesDirectory)
         case "cli": try CLIBenchmarks.run(runs: runs, shifts: sizes?.first ?? 10_000, rulesDirectory: rulesDirectory)
         case "sqlite": try SQLiteBenchmarks.run(runs: runs, size: sizes?.first ?? (quick ? 100_000 : 1_000_000), rulesDirectory: rulesDirectory)
         case "rules":
             try await RuleBenchmarks.run(
-                sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000,
+                sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000, rounds: runs,
                 rulesDirectory: rulesDirectory)
         case "inrc2":
             try INRC2Benchmarks.run(runs: runs, data: "benchmarks/inrc2", instances: [
