@@ -78,19 +78,27 @@ enum PeerBenchmarks {
             // Lua against native Swift, in this process, on the schedule in memory.
             let one = try engine(rules, workers: 1)
             let two = try engine(rules, workers: 2)
+            // Alternating, so that the machine's moods touch both alike; the ratio is the median of
+            // each round's.
             var luaCounts: Counts?
-            let lua = try measure(runs: runs) { luaCounts = Counts(try one.validate(schedule)) }
             var swiftCounts: Counts?
-            let swift = measure(runs: runs) { swiftCounts = Counts(NativePeerRules.validate(schedule)) }
+            var luaRuns: [Double] = [], swiftRuns: [Double] = []
+            for _ in 0..<runs {
+                luaRuns += try measure(runs: 1) { luaCounts = Counts(try one.validate(schedule)) }.seconds
+                swiftRuns += measure(runs: 1) { swiftCounts = Counts(NativePeerRules.validate(schedule)) }.seconds
+            }
+            let lua = Sample(seconds: luaRuns), swift = Sample(seconds: swiftRuns)
+            let ratio = Sample(seconds: zip(luaRuns, swiftRuns).map { $0 / $1 })
             let parallel = try measure(runs: runs) { _ = try two.validate(schedule) }
             guard luaCounts == reference.counts, swiftCounts == reference.counts else {
                 throw BenchmarkError(message: "roster \(size.label): in process, Lua counted \(String(describing: luaCounts)), Swift \(String(describing: swiftCounts)), the reference \(reference.counts)")
             }
-            native.add([size.label, formatTime(lua.median), formatTime(swift.median), String(format: "%.2fx", lua.median / swift.median),
+            native.add([size.label, formatTime(lua.median), formatTime(swift.median),
+                        String(format: "%.2fx (%.2f–%.2f)", ratio.median, ratio.min, ratio.max),
                         formatTime(parallel.median)])
         }
         print(side.markdown())
-        print("\nThe cost of Lua: the same three constraints as Lua rules (person phase) and as native Swift over the same timelines, in process on the schedule in memory (median of \(runs)):\n")
+        print("\nThe cost of Lua: the same three constraints as Lua rules (person phase) and as native Swift over the same timelines, in process on the schedule in memory (\(runs) rounds, each timing the Lua rules on one state and then the Swift; medians, and the median and range of the rounds' ratios):\n")
         print(native.markdown())
         print()
     }
