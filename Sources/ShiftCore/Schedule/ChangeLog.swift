@@ -1,26 +1,59 @@
 import Foundation
 import HashTreeCollections
+import Synchronization
 
 /// The change log: entries in commit order.
 ///
-/// Held in memory as small sealed chunks in a persistent map plus a short tail, so that appending
-/// to a copy (every mutation appends to the proposed copy of the schedule) copies at most one
-/// short tail and one path of the map, never the whole log.
+/// Held in memory as sealed chunks of 256 entries in a persistent map plus a tail chunk that the
+/// copies of a log share. Every mutation appends to the proposed copy of the schedule; a copy that
+/// ends where the tail's written part ends appends in place (no copy of the tail, no allocation
+/// per entry); a copy that ends before (another copy appended past it) takes its own tail first.
 ///
 /// Over a `ScheduleSource` (a SQLite store) the stored entries stay in the source and only the
 /// entries a mutation appends are held here, after them; a prune is remembered as a cutoff
 /// (`prunedBefore`) that hides the source's older entries until the repository deletes them.
 public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
-    private static let chunkSize = 16
+    private static let chunkSize = 256
     private static let pageSize = 4096
-    /// Entries are boxed so that copying a chunk or the tail copies pointers, not ~700-byte values.
-    private final class Box: Sendable {
-        let entry: ChangeLogEntry
-        init(_ entry: ChangeLogEntry) { self.entry = entry }
+
+    /// Up to `capacity` entries, shared by the logs that hold it. Slots are written once, in
+    /// order, by the log that claims them; a log reads only the slots it claimed or inherited,
+    /// which were written before it existed.
+    private final class Chunk: @unchecked Sendable {
+        let slots: UnsafeMutablePointer<ChangeLogEntry>
+        let capacity: Int
+        /// Slots claimed so far (only grows).
+        private let claimed: Atomic<Int>
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            slots = .allocate(capacity: capacity)
+            claimed = Atomic(0)
+        }
+
+        /// A chunk holding the first `count` entries of `other`.
+        convenience init(copying count: Int, of other: Chunk, capacity: Int) {
+            self.init(capacity: capacity)
+            slots.initialize(from: other.slots, count: count)
+            claimed.store(count, ordering: .releasing)
+        }
+
+        deinit {
+            // Every claimed slot was written before the claiming log let go of the chunk.
+            slots.deinitialize(count: claimed.load(ordering: .acquiring))
+            slots.deallocate()
+        }
+
+        /// Claims slot `index` for the log that ends there; false when another log sharing this
+        /// chunk claimed it first.
+        func claim(_ index: Int) -> Bool {
+            index < capacity && claimed.compareExchange(expected: index, desired: index + 1, ordering: .acquiringAndReleasing).exchanged
+        }
     }
 
-    private var chunks: TreeDictionary<Int, [Box]> = [:]
-    private var tail: [Box] = []
+    private var chunks: TreeDictionary<Int, Chunk> = [:]
+    private var tail: Chunk?
+    private var tailCount = 0
     private var source: (any ScheduleSource)?
     /// Entries older than this were pruned in this log (a source's entries are deleted when the
     /// repository commits it).
@@ -37,7 +70,7 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
         self.source = source
     }
 
-    private var localCount: Int { chunks.count * ChangeLog.chunkSize + tail.count }
+    private var localCount: Int { chunks.count * ChangeLog.chunkSize + tailCount }
     private var sourceCount: Int { source?.changeLogCount(notBefore: prunedBefore) ?? 0 }
 
     public var startIndex: Int { 0 }
@@ -60,8 +93,8 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
 
     private func localEntry(_ position: Int) -> ChangeLogEntry {
         let chunk = position / ChangeLog.chunkSize
-        let box = chunk < chunks.count ? chunks[chunk]![position % ChangeLog.chunkSize] : tail[position - chunks.count * ChangeLog.chunkSize]
-        return box.entry
+        if chunk < chunks.count { return chunks[chunk]!.slots[position % ChangeLog.chunkSize] }
+        return tail!.slots[position - chunks.count * ChangeLog.chunkSize]
     }
 
     /// Walks the log in order; a source's entries are read a page at a time.
@@ -97,25 +130,33 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
 
     public func makeIterator() -> Iterator { Iterator(self) }
 
-    /// Appends entries in order (whole chunks at a time once the tail is full).
+    /// Appends entries in order.
     public mutating func append(contentsOf entries: some Collection<ChangeLogEntry>) {
-        var rest = entries[...]
-        while !rest.isEmpty, !tail.isEmpty {
-            append(rest.removeFirst())
-        }
-        while rest.count >= ChangeLog.chunkSize {
-            chunks[chunks.count] = rest.prefix(ChangeLog.chunkSize).map(Box.init)
-            rest = rest.dropFirst(ChangeLog.chunkSize)
-        }
-        for entry in rest { append(entry) }
+        for entry in entries { append(entry) }
     }
 
     public mutating func append(_ entry: ChangeLogEntry) {
-        tail.append(Box(entry))
-        if tail.count == ChangeLog.chunkSize {
-            chunks[chunks.count] = tail
-            tail = []
+        if tailCount == ChangeLog.chunkSize {
+            chunks[chunks.count] = tail!
+            tail = nil
+            tailCount = 0
         }
+        if tail?.claim(tailCount) != true {
+            // No tail yet, a full small one, or another copy of this log wrote past where this one
+            // ends: this copy takes a tail of its own. A short log's first tail starts small and
+            // doubles up to a chunk; after that, tails are whole chunks.
+            let own: Chunk
+            if let tail {
+                let capacity = tailCount == tail.capacity ? Swift.min(tail.capacity * 2, ChangeLog.chunkSize) : tail.capacity
+                own = Chunk(copying: tailCount, of: tail, capacity: capacity)
+            } else {
+                own = Chunk(capacity: chunks.isEmpty ? 16 : ChangeLog.chunkSize)
+            }
+            _ = own.claim(tailCount)
+            tail = own
+        }
+        (tail!.slots + tailCount).initialize(to: entry)
+        tailCount += 1
     }
 
     /// Whether an entry with this id is in the log.
