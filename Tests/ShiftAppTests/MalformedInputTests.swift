@@ -1,6 +1,5 @@
 import Foundation
 import ShiftCore
-import Synchronization
 import Testing
 
 /// Malformed input end to end through `shiftctl`: broken stores, junk import files and bad
@@ -177,7 +176,9 @@ import Testing
     /// two `shiftctl` runs per case.
     static func validStore(_ backend: StoreBackend, in sandbox: Sandbox) throws -> String {
         let store = backend.fileName
-        let template = try templates.withLock { made -> String in
+        templatesLock.lock()
+        defer { templatesLock.unlock() }
+        let template = try { (made: inout [StoreBackend: String]) -> String in
             if let folder = made[backend] { return folder }
             if made.isEmpty { atexit { MalformedInputTests.removeTemplates() } }
             let folder = try Sandbox()
@@ -188,18 +189,24 @@ import Testing
             if backend == .sqlite { try SQLiteFile.checkpoint(folder.path + "/" + store) }
             made[backend] = folder.path
             return folder.path
-        }
+        }(&templates)
         for name in try FileManager.default.contentsOfDirectory(atPath: template) {
             try FileManager.default.copyItem(atPath: template + "/" + name, toPath: sandbox.path + "/" + name)
         }
         return store
     }
 
-    /// The folders holding each backend's valid store, made on first use.
-    private static let templates = Mutex<[StoreBackend: String]>([:])
+    /// The folders holding each backend's valid store, made on first use; guarded by
+    /// `templatesLock`. A pthread mutex (`NSLock`) rather than `Mutex`: on Linux a contended
+    /// `Mutex` is handed over by the kernel, where ThreadSanitizer does not see it, and cases that
+    /// start at once were reported as racing here.
+    nonisolated(unsafe) private static var templates: [StoreBackend: String] = [:]
+    private static let templatesLock = NSLock()
 
     static func removeTemplates() {
-        for folder in templates.withLock({ $0.values }) { try? FileManager.default.removeItem(atPath: folder) }
+        templatesLock.lock()
+        defer { templatesLock.unlock() }
+        for folder in templates.values { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// Runs `shiftctl --store <store> <arguments>` and checks that it was refused: exit 2, one line
