@@ -26,6 +26,11 @@ func rounds(_ samples: [Sample], _ figure: (Sample) -> Double) -> Sample {
     Sample(seconds: samples.map(figure))
 }
 
+/// Each round's ratio of two figures (Lua ÷ Swift, say), for their median and range.
+func ratios(_ numerators: [Double], _ denominators: [Double]) -> Sample {
+    Sample(seconds: zip(numerators, denominators).map { $0 / $1 })
+}
+
 func measure(runs: Int, _ body: () throws -> Void) rethrows -> Sample {
     let clock = ContinuousClock()
     var seconds: [Double] = []

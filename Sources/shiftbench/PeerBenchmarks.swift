@@ -88,7 +88,7 @@ enum PeerBenchmarks {
                 swiftRuns += measure(runs: 1) { swiftCounts = Counts(NativePeerRules.validate(schedule)) }.seconds
             }
             let lua = Sample(seconds: luaRuns), swift = Sample(seconds: swiftRuns)
-            let ratio = Sample(seconds: zip(luaRuns, swiftRuns).map { $0 / $1 })
+            let ratio = ratios(luaRuns, swiftRuns)
             let parallel = try measure(runs: runs) { _ = try two.validate(schedule) }
             guard luaCounts == reference.counts, swiftCounts == reference.counts else {
                 throw BenchmarkError(message: "roster \(size.label): in process, Lua counted \(String(describing: luaCounts)), Swift \(String(describing: swiftCounts)), the reference \(reference.counts)")

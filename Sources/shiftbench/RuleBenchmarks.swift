@@ -25,7 +25,7 @@ enum RuleBenchmarks {
                 additions.append(Sample(seconds: timings.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)))
                 removals.append(Sample(seconds: timings.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)))
             }
-            let ratio = Sample(seconds: zip(ruled, bare).map { $0.percentile(50) / $1.percentile(50) })
+            let ratio = ratios(ruled.map { $0.percentile(50) }, bare.map { $0.percentile(50) })
             report.add([
                 "\(size)", "\(ruled[0].seconds.count) × \(roundCount)", formatTime(rounds(bare) { $0.percentile(50) }.median),
                 formatTime(rounds(bare) { $0.percentile(99) }.median), rounds(ruled) { $0.percentile(50) }.summary,
@@ -62,7 +62,7 @@ enum RuleBenchmarks {
                 swiftTimes.append(try evaluate(swift, proposals))
                 luaTimes.append(try evaluate(lua, proposals))
             }
-            let ratio = Sample(seconds: zip(luaTimes, swiftTimes).map { $0.percentile(50) / $1.percentile(50) })
+            let ratio = ratios(luaTimes.map { $0.percentile(50) }, swiftTimes.map { $0.percentile(50) })
             native.add([
                 "\(size)", "\(luaTimes[0].seconds.count) × \(roundCount)", formatTime(rounds(swiftTimes) { $0.percentile(50) }.median),
                 formatTime(rounds(luaTimes) { $0.percentile(50) }.median), formatTime(rounds(swiftTimes) { $0.percentile(99) }.median),

@@ -178,18 +178,17 @@ import Testing
         let store = backend.fileName
         templatesLock.lock()
         defer { templatesLock.unlock() }
-        let template = try { (made: inout [StoreBackend: String]) -> String in
-            if let folder = made[backend] { return folder }
-            if made.isEmpty { atexit { MalformedInputTests.removeTemplates() } }
+        if templates[backend] == nil {
+            if templates.isEmpty { atexit { MalformedInputTests.removeTemplates() } }
             let folder = try Sandbox()
             for arguments in [["--store", store, "init", "--time-zone", "UTC"], ["--store", store, "type", "add", "D", "--time", "08:00-16:00"]] {
                 let result = try folder.run(arguments: arguments)
                 try #require(result.status == 0, "\(arguments): \(result.stderr)")
             }
             if backend == .sqlite { try SQLiteFile.checkpoint(folder.path + "/" + store) }
-            made[backend] = folder.path
-            return folder.path
-        }(&templates)
+            templates[backend] = folder.path
+        }
+        let template = templates[backend]!
         for name in try FileManager.default.contentsOfDirectory(atPath: template) {
             try FileManager.default.copyItem(atPath: template + "/" + name, toPath: sandbox.path + "/" + name)
         }
