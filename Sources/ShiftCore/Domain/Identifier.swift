@@ -106,15 +106,18 @@ extension UUID {
         }
     }
 
-    /// Byte-wise order, so sorted ids print in the same order as their strings.
+    /// Byte-wise order, so sorted ids print in the same order as their strings: the 16 bytes
+    /// compared as two big-endian 64-bit numbers (indexes compare ids at every step of a search).
     func isOrderedBefore(_ other: UUID) -> Bool {
-        withUnsafeBytes(of: uuid) { lhs in
-            withUnsafeBytes(of: other.uuid) { rhs in
-                for index in 0..<16 where lhs[index] != rhs[index] {
-                    return lhs[index] < rhs[index]
-                }
-                return false
-            }
+        let (lhsHigh, lhsLow) = orderKey
+        let (rhsHigh, rhsLow) = other.orderKey
+        return lhsHigh != rhsHigh ? lhsHigh < rhsHigh : lhsLow < rhsLow
+    }
+
+    private var orderKey: (UInt64, UInt64) {
+        withUnsafeBytes(of: uuid) { bytes in
+            (UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+             UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }
     }
 }

@@ -5,9 +5,9 @@ extension Schedule {
     /// The shifts a query selects, ordered by date, then start time, then id (or the reverse
     /// for `.newestFirst`), at most `query.limit` of them.
     ///
-    /// Served by indexes: a person's shifts by a binary search in their date-sorted list, a type's
-    /// by (type, date) buckets, anything else by date buckets. Cost grows with the days in range
-    /// and the shifts returned, not with the size of the schedule.
+    /// Served by indexes: a person's shifts are a range of the person index (by person, date, id),
+    /// anything else is read a day at a time from the type index (by type, date, id). Cost grows
+    /// with the days in range and the shifts returned, and with the logarithm of the schedule's size.
     public func shifts(_ query: ShiftQuery = ShiftQuery()) -> [ScheduledShift] {
         var result: [ScheduledShift] = []
         forEachShift(query) { result.append($0); return true }
@@ -46,21 +46,31 @@ extension Schedule {
         }
 
         if let person = query.personID {
-            guard !query.unassignedOnly, let refs = index.byPerson[person] else { return }
-            let lower = refs.lowerBound(first)
-            let upper = refs.lowerBound(last.adding(days: 1))
+            guard !query.unassignedOnly else { return }
             var currentDate: LocalDate?
-            for offset in 0..<(upper - lower) {
-                let ref = refs[newestFirst ? upper - 1 - offset : lower + offset]
+            func visit(_ ref: ShiftReference) -> Bool {
                 if ref.date != currentDate {
-                    guard flush() else { return }
+                    guard flush() else { return false }
                     currentDate = ref.date
                 }
-                if let types, !types.contains(ref.type) { continue }
+                if let types, !types.contains(ref.type) { return true }
                 // Everything the query asks of a person's shift is known from the index entry:
                 // the shift itself (a lookup in the biggest map) is read only when it is selected.
-                guard admits(ref.id, type: ref.type, date: ref.date, query) else { continue }
+                guard admits(ref.id, type: ref.type, date: ref.date, query) else { return true }
                 if let shift = shiftStore[ref.id] { day.append(shift) }
+                return true
+            }
+            if newestFirst {
+                guard let refs = index.shifts(of: person) else { return }
+                let range = refs.lowerBound(first)..<refs.lowerBound(last.adding(days: 1))
+                for position in range.reversed() { guard visit(refs[position]) else { return } }
+            } else {
+                var stopped = false
+                index.forEachShift(of: person, from: first, to: last) { ref in
+                    stopped = !visit(ref)
+                    return !stopped
+                }
+                if stopped { return }
             }
             _ = flush()
             return
@@ -71,16 +81,16 @@ extension Schedule {
         if first.days(to: last) + 1 > 4 * max(shiftStore.count, 256) {
             // A sparse range (a stray shift in year 5807): only the days that have shifts, so
             // the cost follows the shifts, not the calendar span.
-            var busy = Set<LocalDate>()
-            for key in index.byTypeDate.keys where key.date >= first && key.date <= last { busy.insert(key.date) }
-            dates = busy.sorted(by: newestFirst ? (>) : (<))
+            dates = index.dates(ofTypes: bucketTypes, from: first, to: last).sorted(by: newestFirst ? (>) : (<))
         } else {
             dates = newestFirst ? Array(stride(from: last, through: first, by: -1)) : Array(stride(from: first, through: last, by: 1))
         }
         for date in dates {
             for type in bucketTypes {
-                for id in index.byTypeDate[TypeDay(type: type, date: date)] ?? [] where admits(id, type: type, date: date, query) {
-                    if let shift = shiftStore[id], query.admitsPerson(of: shift) { day.append(shift) }
+                index.forEachShift(ofType: type, on: date) { id in
+                    if admits(id, type: type, date: date, query), let shift = shiftStore[id], query.admitsPerson(of: shift) {
+                        day.append(shift)
+                    }
                 }
             }
             guard flush() else { return }
@@ -135,7 +145,7 @@ extension Schedule {
         return Array(found.sorted { $0.id < $1.id }.prefix(max(0, limit)))
     }
 
-    /// Every shift type id, in id order (the date buckets are per type).
+    /// Every shift type id, in id order (the type index is read a type at a time).
     private var allTypeIDs: [ShiftTypeID] { shiftTypeStore.keys.sorted() }
 
     /// The number of shifts a query selects (ignoring `limit`).
@@ -195,12 +205,9 @@ extension Schedule {
 }
 
 extension Schedule {
-    /// Whether a person has a shift starting on a date (a binary search in their index).
+    /// Whether a person has a shift starting on a date (one search in the person index).
     public func works(_ person: PersonID, on date: LocalDate) -> Bool {
-        if let refs = index.byPerson[person] {
-            let position = refs.lowerBound(date)
-            if position < refs.count && refs[position].date == date { return true }
-        }
+        if index.hasShift(of: person, on: date) { return true }
         guard let source else { return false }
         return source.shiftReferences(of: person, from: date, to: date).contains { !hiddenShifts.contains($0.id) }
     }
@@ -210,8 +217,9 @@ extension Schedule {
     public func shiftReferences(of person: PersonID, from: LocalDate, to: LocalDate) -> [ShiftReference] {
         guard from <= to else { return [] }
         var held: [ShiftReference] = []
-        if let refs = index.byPerson[person] {
-            held = refs.references(refs.lowerBound(from)..<refs.lowerBound(to.adding(days: 1)))
+        index.forEachShift(of: person, from: from, to: to) { ref in
+            held.append(ref)
+            return true
         }
         guard let source else { return held }
         var stored = source.shiftReferences(of: person, from: from, to: to)
@@ -278,8 +286,11 @@ extension Schedule {
         }
         if source != nil {
             shiftReferences(of: person, from: from, to: to).forEach(add)
-        } else if let held = index.byPerson[person] {
-            held.forEach(in: held.lowerBound(from)..<held.lowerBound(to.adding(days: 1)), add)
+        } else {
+            index.forEachShift(of: person, from: from, to: to) { ref in
+                add(ref)
+                return true
+            }
         }
         return total
     }

@@ -185,14 +185,9 @@ extension Schedule {
         shiftTypeStore.values.filter { $0.locationID == locationID }.sorted { ($0.symbol, $0.id) < ($1.symbol, $1.id) }
     }
 
-    /// How many scheduled shifts use a shift type (a walk over the type's days, not the store).
+    /// How many scheduled shifts use a shift type (two binary searches in the type index).
     public func shiftCount(ofType id: ShiftTypeID) -> Int {
-        var total = 0
-        if let range = index.dateRange {
-            for date in stride(from: range.lowerBound, through: range.upperBound, by: 1) {
-                total += index.byTypeDate[TypeDay(type: id, date: date)]?.count ?? 0
-            }
-        }
+        var total = index.count(ofType: id)
         if let source {
             total += source.shiftCount(ofType: id)
             for hidden in hiddenShifts where source.shift(hidden)?.shiftTypeID == id { total -= 1 }
@@ -203,7 +198,7 @@ extension Schedule {
     /// How many scheduled shifts a person has (optionally from a date on).
     public func shiftCount(of person: PersonID, from date: LocalDate? = nil) -> Int {
         var total = 0
-        if let refs = index.byPerson[person] {
+        if let refs = index.shifts(of: person) {
             total = refs.count - (date.map { refs.lowerBound($0) } ?? 0)
         }
         if let source {

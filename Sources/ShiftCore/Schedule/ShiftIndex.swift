@@ -1,28 +1,52 @@
 import Foundation
-import HashTreeCollections
 
 /// The per-person index's entries: a shift's date and id (its sort key) and its type, so that
 /// totals over a person's shifts (hours in a period) need no lookup of the shift itself.
 typealias DatedShiftRef = ShiftReference
 
-struct TypeDay: Hashable, Sendable {
-    var type: ShiftTypeID
+/// An entry of the person index: ordered by person, then date, then id.
+struct PersonShiftKey: Comparable, Sendable {
+    var person: PersonID
     var date: LocalDate
+    var id: ShiftID
+    var type: ShiftTypeID
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        if lhs.person != rhs.person { return lhs.person < rhs.person }
+        if lhs.date != rhs.date { return lhs.date < rhs.date }
+        return lhs.id < rhs.id
+    }
+
+    var reference: ShiftReference { ShiftReference(date: date, id: id, type: type) }
 }
 
-/// Indexes over scheduled shifts. Each is persistent (O(1) copy); the arrays it holds are small
-/// (one person's shifts, one type's shifts on one day) and kept sorted so updates are binary
-/// searches. A shift mutation touches two maps: few maps is what keeps a mutation cheap.
+/// An entry of the type index: ordered by shift type, then date, then id.
+struct TypeShiftKey: Comparable, Sendable {
+    var type: ShiftTypeID
+    var date: LocalDate
+    var id: ShiftID
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        if lhs.type != rhs.type { return lhs.type < rhs.type }
+        if lhs.date != rhs.date { return lhs.date < rhs.date }
+        return lhs.id < rhs.id
+    }
+}
+
+/// Indexes over scheduled shifts, each a persistent sorted tree of plain entries (`SortedTree`):
+/// every shift by (type, date, id), and every assigned shift by (person, date, id). A shift
+/// mutation changes one leaf of each and the branches above it; a person's shifts, or a type's
+/// on a day, are a range of positions found by two binary searches down the tree.
 struct ShiftIndex: Sendable {
-    var byTypeDate: TreeDictionary<TypeDay, [ShiftID]> = [:]
-    var byPerson: TreeDictionary<PersonID, PersonShifts> = [:]
+    private(set) var byType = SortedTree<TypeShiftKey>()
+    private(set) var byPerson = SortedTree<PersonShiftKey>()
     /// Earliest and latest date ever indexed. Only widens, so it is a bound, not an exact range.
     var dateRange: ClosedRange<LocalDate>?
 
     mutating func insert(_ shift: ScheduledShift) {
-        ShiftIndex.insertSorted(&byTypeDate[TypeDay(type: shift.shiftTypeID, date: shift.date), default: []], shift.id)
+        byType.insert(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
         if let person = shift.personID {
-            byPerson[person, default: PersonShifts()].insert(DatedShiftRef(date: shift.date, id: shift.id, type: shift.shiftTypeID))
+            byPerson.insert(PersonShiftKey(person: person, date: shift.date, id: shift.id, type: shift.shiftTypeID))
         }
         if let range = dateRange {
             if shift.date < range.lowerBound || shift.date > range.upperBound {
@@ -34,221 +58,121 @@ struct ShiftIndex: Sendable {
     }
 
     mutating func remove(_ shift: ScheduledShift) {
-        ShiftIndex.removeSorted(&byTypeDate, key: TypeDay(type: shift.shiftTypeID, date: shift.date), shift.id)
+        byType.remove(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
         if let person = shift.personID {
-            ShiftIndex.remove(DatedShiftRef(date: shift.date, id: shift.id, type: shift.shiftTypeID), from: &byPerson[person])
+            byPerson.remove(PersonShiftKey(person: person, date: shift.date, id: shift.id, type: shift.shiftTypeID))
         }
     }
 
-    private static func insertSorted<T: Comparable>(_ array: inout [T], _ element: T) {
-        array.insert(element, at: lowerBound(array, element))
+    /// A person's shifts in (date, id) order; nil when they have none.
+    func shifts(of person: PersonID) -> PersonShifts? {
+        let start = byPerson.index { $0.person < person }
+        let end = byPerson.index { !(person < $0.person) }
+        return start < end ? PersonShifts(tree: byPerson, person: person, range: start..<end) : nil
     }
 
-    /// One access to the person's entry: the reference goes, and the entry too once empty.
-    private static func remove(_ ref: DatedShiftRef, from shifts: inout PersonShifts?) {
-        shifts?.remove(ref)
-        if shifts?.isEmpty == true { shifts = nil }
+    /// The positions of a type's shifts dated `from` up to `to` (inclusive) in `byType`.
+    private func positions(ofType type: ShiftTypeID, from: LocalDate, to: LocalDate) -> Range<Int> {
+        let start = byType.index { $0.type < type || ($0.type == type && $0.date < from) }
+        let end = byType.index { $0.type < type || ($0.type == type && $0.date <= to) }
+        return start..<max(start, end)
     }
 
-    private static func removeSorted<K: Hashable, T: Comparable>(_ dictionary: inout TreeDictionary<K, [T]>, key: K, _ element: T) {
-        // Found first, changed in place after: a copy of the array held meanwhile would make the
-        // change copy the whole array even where the map holds it alone (later changes of a batch).
-        let found: (position: Int, count: Int)? = dictionary[key].flatMap { array in
-            let position = lowerBound(array, element)
-            return position < array.count && array[position] == element ? (position, array.count) : nil
-        }
-        guard let found else { return }
-        if found.count == 1 {
-            dictionary[key] = nil
-        } else {
-            dictionary[key]!.remove(at: found.position)
+    /// Calls `body` with the ids of a type's shifts on a date, in id order.
+    func forEachShift(ofType type: ShiftTypeID, on date: LocalDate, _ body: (ShiftID) -> Void) {
+        for key in byType.elements(from: { $0.type < type || ($0.type == type && $0.date < date) }) {
+            guard key.type == type && key.date == date else { return }
+            body(key.id)
         }
     }
 
-    private static func lowerBound<T: Comparable>(_ array: [T], _ element: T) -> Int {
-        var low = 0
-        var high = array.count
-        while low < high {
-            let mid = (low + high) / 2
-            if array[mid] < element { low = mid + 1 } else { high = mid }
+    /// Calls `body` with a person's shifts dated `from` up to `to` (inclusive), in (date, id)
+    /// order, until it returns false: one walk down the person index, then along its leaves.
+    func forEachShift(of person: PersonID, from: LocalDate, to: LocalDate, _ body: (ShiftReference) throws -> Bool) rethrows {
+        for key in byPerson.elements(from: { $0.person < person || ($0.person == person && $0.date < from) }) {
+            guard key.person == person && key.date <= to else { return }
+            guard try body(key.reference) else { return }
         }
-        return low
+    }
+
+    /// Whether a person has a shift dated `date`.
+    func hasShift(of person: PersonID, on date: LocalDate) -> Bool {
+        var found = false
+        forEachShift(of: person, from: date, to: date) { _ in
+            found = true
+            return false
+        }
+        return found
+    }
+
+    /// How many shifts of a type are held.
+    func count(ofType type: ShiftTypeID) -> Int {
+        byType.index { !(type < $0.type) } - byType.index { $0.type < type }
+    }
+
+    /// The dates from `from` to `to` on which one of `types` has a shift.
+    func dates(ofTypes types: [ShiftTypeID], from: LocalDate, to: LocalDate) -> Set<LocalDate> {
+        var dates = Set<LocalDate>()
+        for type in types {
+            for key in byType.elements(in: positions(ofType: type, from: from, to: to)) { dates.insert(key.date) }
+        }
+        return dates
     }
 }
 
-/// One person's shift references in (date, id) order, held in chunks of at most
-/// `PersonShifts.chunkLimit`. A schedule is persistent: a change copies what it touches, and the
-/// version before keeps the rest. Chunks make a change to a person with years of shifts copy one
-/// chunk and the short lists of chunks, not the whole roster (and free as little afterwards).
+/// One person's shift references in (date, id) order: a range of the person index.
 struct PersonShifts: RandomAccessCollection, Sendable {
-    static let chunkLimit = 64
+    private let tree: SortedTree<PersonShiftKey>
+    private let person: PersonID
+    private let range: Range<Int>
 
-    private var chunks: [[ShiftReference]] = []
-    /// Where each chunk starts and what it ends with: searches read this one array, not every
-    /// chunk they pass.
-    private var summaries: [Summary] = []
-    private(set) var count = 0
-
-    private struct Summary {
-        /// The position of the chunk's first element (the count of the chunks before it).
-        var start: Int
-        var last: ShiftReference
+    init(tree: SortedTree<PersonShiftKey>, person: PersonID, range: Range<Int>) {
+        self.tree = tree
+        self.person = person
+        self.range = range
     }
 
     var startIndex: Int { 0 }
-    var endIndex: Int { count }
+    var endIndex: Int { range.count }
+    var count: Int { range.count }
 
-    /// A binary search over the chunks' starts, then the element (walks use `forEach(in:)` or
-    /// the iterator, which look up nothing per element).
+    /// A walk down the tree (walks use `forEach(in:)` or the iterator, which descend once a leaf).
     subscript(position: Int) -> ShiftReference {
-        let chunk = chunkIndex(containing: position)
-        return chunks[chunk][position - summaries[chunk].start]
+        precondition(position >= 0 && position < range.count, "PersonShifts position out of range")
+        return tree[range.lowerBound + position].reference
     }
 
-    /// The chunk holding `position` (the last chunk whose start is at or before it).
-    private func chunkIndex(containing position: Int) -> Int {
-        var low = 0
-        var high = summaries.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if summaries[mid].start <= position { low = mid } else { high = mid - 1 }
-        }
-        return low
+    func makeIterator() -> Iterator { Iterator(elements: tree.elements(in: range)) }
+
+    struct Iterator: IteratorProtocol, Sequence {
+        var elements: SortedTree<PersonShiftKey>.Elements
+        mutating func next() -> ShiftReference? { elements.next()?.reference }
     }
 
-    func makeIterator() -> Iterator { Iterator(chunks: chunks) }
+    /// The references at positions `positions`, in order.
+    func elements(in positions: Range<Int>) -> Iterator {
+        Iterator(elements: tree.elements(in: (range.lowerBound + positions.lowerBound)..<(range.lowerBound + positions.upperBound)))
+    }
 
-    /// Walks the chunks in order, with no lookup per element.
-    struct Iterator: IteratorProtocol {
-        let chunks: [[ShiftReference]]
-        var chunk = 0
-        var offset = 0
-
-        init(chunks: [[ShiftReference]]) { self.chunks = chunks }
-
-        mutating func next() -> ShiftReference? {
-            while chunk < chunks.count {
-                if offset < chunks[chunk].count {
-                    defer { offset += 1 }
-                    return chunks[chunk][offset]
-                }
-                chunk += 1
-                offset = 0
-            }
-            return nil
+    /// Calls `body` with the references from `positions.lowerBound` up to `positions.upperBound`, in order.
+    func forEach(in positions: Range<Int>, _ body: (ShiftReference) throws -> Void) rethrows {
+        try tree.forEach(in: (range.lowerBound + positions.lowerBound)..<(range.lowerBound + positions.upperBound)) {
+            try body($0.reference)
         }
     }
 
-    /// Calls `body` with the references from `range.lowerBound` up to `range.upperBound`, in order.
-    func forEach(in range: Range<Int>, _ body: (ShiftReference) throws -> Void) rethrows {
-        guard !range.isEmpty else { return }
-        var chunk = chunkIndex(containing: range.lowerBound)
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let local = position - summaries[chunk].start
-            let take = Swift.min(chunks[chunk].count - local, range.upperBound - position)
-            for offset in local..<(local + take) { try body(chunks[chunk][offset]) }
-            position += take
-            chunk += 1
-        }
-    }
-
-    /// The references from `range.lowerBound` up to `range.upperBound`, as one array.
-    func references(_ range: Range<Int>) -> [ShiftReference] {
-        guard !range.isEmpty else { return [] }
+    /// The references from `positions.lowerBound` up to `positions.upperBound`, as one array.
+    func references(_ positions: Range<Int>) -> [ShiftReference] {
         var result: [ShiftReference] = []
-        result.reserveCapacity(range.count)
-        forEach(in: range) { result.append($0) }
+        result.reserveCapacity(positions.count)
+        forEach(in: positions) { result.append($0) }
         return result
     }
 
     /// Position of the first reference dated on or after `date` (`count` if none).
     func lowerBound(_ date: LocalDate) -> Int {
-        let (chunk, offset) = locate { $0.date < date }
-        return chunk < chunks.count ? summaries[chunk].start + offset : count
-    }
-
-    /// Position of the first reference not before `element` in (date, id) order.
-    func lowerBound(_ element: ShiftReference) -> Int {
-        let (chunk, offset) = locate { $0 < element }
-        return chunk < chunks.count ? summaries[chunk].start + offset : count
-    }
-
-    /// The chunk and offset of the first reference that is not `below` (references are sorted
-    /// so that every one `below` comes first); the chunk is `chunks.count` when there is none.
-    private func locate(_ below: (ShiftReference) -> Bool) -> (chunk: Int, offset: Int) {
-        var low = 0
-        var high = summaries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if below(summaries[mid].last) { low = mid + 1 } else { high = mid }
-        }
-        guard low < chunks.count else { return (low, 0) }
-        let chunk = chunks[low]
-        var first = 0
-        var last = chunk.count
-        while first < last {
-            let mid = (first + last) / 2
-            if below(chunk[mid]) { first = mid + 1 } else { last = mid }
-        }
-        return (low, first)
-    }
-
-    mutating func insert(_ element: ShiftReference) {
-        guard !chunks.isEmpty else {
-            chunks = [[element]]
-            summaries = [Summary(start: 0, last: element)]
-            count = 1
-            return
-        }
-        // Into the chunk it sorts into, or at the end of the last one when it follows everything.
-        var (chunk, offset) = locate { $0 < element }
-        if chunk == chunks.count {
-            chunk -= 1
-            offset = chunks[chunk].count
-        }
-        if chunks[chunk].count == Self.chunkLimit {
-            // A full chunk splits in two new halves first (a grown array would keep twice the room).
-            let half = Self.chunkLimit / 2
-            let full = chunks[chunk]
-            chunks[chunk] = Array(full[..<half])
-            chunks.insert(Array(full[half...]), at: chunk + 1)
-            summaries.insert(Summary(start: summaries[chunk].start + half, last: summaries[chunk].last), at: chunk + 1)
-            summaries[chunk].last = full[half - 1]
-            if offset > half {
-                chunk += 1
-                offset -= half
-            }
-        }
-        chunks[chunk].insert(element, at: offset)
-        if offset == chunks[chunk].count - 1 { summaries[chunk].last = element }
-        count += 1
-        shiftStarts(after: chunk, by: 1)
-    }
-
-    /// Removes `element` if present; returns whether it was.
-    @discardableResult
-    mutating func remove(_ element: ShiftReference) -> Bool {
-        let (chunk, offset) = locate { $0 < element }
-        guard chunk < chunks.count, chunks[chunk][offset] == element else { return false }
-        count -= 1
-        if chunks[chunk].count == 1 {
-            chunks.remove(at: chunk)
-            summaries.remove(at: chunk)
-            shiftStarts(after: chunk - 1, by: -1)
-        } else {
-            chunks[chunk].remove(at: offset)
-            if offset == chunks[chunk].count { summaries[chunk].last = chunks[chunk][offset - 1] }
-            shiftStarts(after: chunk, by: -1)
-        }
-        return true
-    }
-
-    /// Moves the start of every chunk after `chunk` by `delta` (one uniqueness check, not one
-    /// per chunk).
-    private mutating func shiftStarts(after chunk: Int, by delta: Int) {
-        summaries.withUnsafeMutableBufferPointer { summaries in
-            for later in (chunk + 1)..<summaries.count { summaries[later].start += delta }
-        }
+        let person = self.person
+        let position = tree.index { $0.person < person || ($0.person == person && $0.date < date) }
+        return Swift.min(Swift.max(position, range.lowerBound), range.upperBound) - range.lowerBound
     }
 }

@@ -32,7 +32,7 @@ extension Schedule {
     /// it changes from one shift to the next, and no shift is read.
     public func timeline(of person: PersonID) -> [TimedShift] {
         if source == nil {
-            guard let refs = index.byPerson[person] else { return [] }
+            guard let refs = index.shifts(of: person) else { return [] }
             return timeline(of: refs)
         }
         guard let range = shiftDateRange else { return [] }
