@@ -32,21 +32,24 @@ extension Schedule {
     /// it changes from one shift to the next, and no shift is read.
     public func timeline(of person: PersonID) -> [TimedShift] {
         if source == nil {
+            // A walk along the index's leaves (no iterator state per element).
             guard let refs = index.shifts(of: person) else { return [] }
-            return timeline(of: refs)
+            return timeline(count: refs.count) { add in refs.forEach(in: 0..<refs.count, add) }
         }
         guard let range = shiftDateRange else { return [] }
-        return timeline(of: shiftReferences(of: person, from: range.lowerBound, to: range.upperBound))
+        let refs = shiftReferences(of: person, from: range.lowerBound, to: range.upperBound)
+        return timeline(count: refs.count) { add in refs.forEach(add) }
     }
 
-    private func timeline(of refs: some Collection<ShiftReference>) -> [TimedShift] {
-        guard !refs.isEmpty else { return [] }
+    /// The timeline of `count` references that `walk` hands to its argument in (date, id) order.
+    private func timeline(count: Int, _ walk: ((ShiftReference) -> Void) -> Void) -> [TimedShift] {
+        guard count > 0 else { return [] }
         var result: [TimedShift] = []
-        result.reserveCapacity(refs.count)
+        result.reserveCapacity(count)
         var lastType: ShiftTypeID?
         var minutes = (start: 0, end: 0)
         var sorted = true
-        for ref in refs {
+        walk { ref in
             if ref.type != lastType {
                 lastType = ref.type
                 // A stored schedule never holds a shift of an unknown type; a proposed one is
