@@ -64,43 +64,31 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
     func contains(_ element: Element) -> Bool {
         guard var node = root else { return false }
         while !node.isLeaf { node = node.children[node.slot(for: element)].takeUnretainedValue() }
-        let elements = node.elements
-        var low = 0
-        var high = node.used
-        while low < high {
-            let mid = (low + high) / 2
-            if elements[mid] < element { low = mid + 1 } else { high = mid }
-        }
-        return low < node.used && elements[low] == element
+        let low = partitionPoint(node.elements, node.used) { $0 < element }
+        return low < node.used && node.elements[low] == element
     }
 
     /// The number of leading elements for which `below` holds: the position of the first one for
     /// which it does not. `below` must hold for every element before any for which it does not
     /// (a lower bound: `{ $0 < key }`).
     func index(where below: (Element) -> Bool) -> Int {
-        guard var node = root else { return 0 }
+        descend(below)?.position ?? count
+    }
+
+    /// The first element for which `below` does not hold: its position, its leaf and its offset
+    /// there (nil when there is none).
+    private func descend(_ below: (Element) -> Bool) -> (position: Int, leaf: Node, offset: Int)? {
+        guard var node = root else { return nil }
         var position = 0
         while !node.isLeaf {
-            let count = node.used
-            let lasts = node.lasts
-            var low = 0
-            var high = count
-            while low < high {
-                let mid = (low + high) / 2
-                if below(lasts[mid]) { low = mid + 1 } else { high = mid }
-            }
-            if low == count { return position + node.total }
-            for child in 0..<low { position += node.counts[child] }
-            node = node.children[low].takeUnretainedValue()
+            let slot = partitionPoint(node.lasts, node.used, below)
+            if slot == node.used { return nil }
+            for child in 0..<slot { position += node.counts[child] }
+            node = node.children[slot].takeUnretainedValue()
         }
-        let elements = node.elements
-        var low = 0
-        var high = node.used
-        while low < high {
-            let mid = (low + high) / 2
-            if below(elements[mid]) { low = mid + 1 } else { high = mid }
-        }
-        return position + low
+        // Some element of the leaf is not below (its parent's last element for it is not).
+        let offset = partitionPoint(node.elements, node.used, below)
+        return offset < node.used ? (position + offset, node, offset) : nil
     }
 
     /// The element at `position` (0 ..< count).
@@ -139,29 +127,8 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
     /// walk down the tree finds the first, and the walk goes on from that leaf. (`below` as in
     /// `index(where:)`.) Callers stop at the end of the range they want.
     func elements(from below: (Element) -> Bool) -> Elements {
-        guard var node = root else { return Elements(tree: self, range: 0..<0) }
-        var position = 0
-        while !node.isLeaf {
-            let used = node.used
-            let lasts = node.lasts
-            var low = 0
-            var high = used
-            while low < high {
-                let mid = (low + high) / 2
-                if below(lasts[mid]) { low = mid + 1 } else { high = mid }
-            }
-            if low == used { return Elements(tree: self, range: count..<count) }
-            for child in 0..<low { position += node.counts[child] }
-            node = node.children[low].takeUnretainedValue()
-        }
-        let elements = node.elements
-        var low = 0
-        var high = node.used
-        while low < high {
-            let mid = (low + high) / 2
-            if below(elements[mid]) { low = mid + 1 } else { high = mid }
-        }
-        return Elements(tree: self, position: position + low, end: count, leaf: node, offset: low)
+        guard let (position, leaf, offset) = descend(below) else { return Elements(tree: self, range: count..<count) }
+        return Elements(tree: self, position: position, end: count, leaf: leaf, offset: offset)
     }
 
     /// What is wrong with the tree's structure (nil when nothing): counts, last elements, order,
@@ -384,13 +351,7 @@ final class SortedTreeNode<Element: Comparable>: ManagedBuffer<SortedTreeNodeHea
 
     /// The first child whose last element is not below `element` (the last child if none is).
     func slot(for element: Element) -> Int {
-        var low = 0
-        var high = used - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if lasts[mid] < element { low = mid + 1 } else { high = mid }
-        }
-        return low
+        Swift.min(partitionPoint(lasts, used) { $0 < element }, used - 1)
     }
 
     /// Inserts into `node` (which the caller holds alone). Returns whether it inserted and, when
@@ -399,12 +360,7 @@ final class SortedTreeNode<Element: Comparable>: ManagedBuffer<SortedTreeNodeHea
         if node.isLeaf {
             let elements = node.elements
             let count = node.used
-            var low = 0
-            var high = count
-            while low < high {
-                let mid = (low + high) / 2
-                if elements[mid] < element { low = mid + 1 } else { high = mid }
-            }
+            let low = partitionPoint(elements, count) { $0 < element }
             if low < count && elements[low] == element { return (false, nil) }
             guard count == leafCapacity else {
                 node.insertElement(element, at: low)
@@ -464,12 +420,7 @@ final class SortedTreeNode<Element: Comparable>: ManagedBuffer<SortedTreeNodeHea
         if node.isLeaf {
             let elements = node.elements
             let count = node.used
-            var low = 0
-            var high = count
-            while low < high {
-                let mid = (low + high) / 2
-                if elements[mid] < element { low = mid + 1 } else { high = mid }
-            }
+            let low = partitionPoint(elements, count) { $0 < element }
             precondition(low < count && elements[low] == element, "SortedTree.remove of an element it does not hold")
             (elements + low).moveInitialize(from: elements + low + 1, count: count - low - 1)
             node.used = count - 1
@@ -539,4 +490,17 @@ final class SortedTreeNode<Element: Comparable>: ManagedBuffer<SortedTreeNodeHea
             if offset >= range.upperBound { return }
         }
     }
+}
+
+/// The number of leading elements of `buffer[0..<count]` for which `below` holds (a binary
+/// search: `below` holds for every element before any for which it does not).
+@inline(__always)
+private func partitionPoint<Element>(_ buffer: UnsafeMutablePointer<Element>, _ count: Int, _ below: (Element) -> Bool) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+        let mid = (low + high) / 2
+        if below(buffer[mid]) { low = mid + 1 } else { high = mid }
+    }
+    return low
 }
