@@ -90,6 +90,26 @@ import Testing
         for tree in [base, evens, odds] { #expect(tree.structuralProblem() == nil) }
     }
 
+    @Test(arguments: [0, 1, 255, 256, 257, 16 * 256, 16 * 256 + 1, 20_000])
+    func aTreeBuiltFromSortedElementsReadsAndChangesLikeOneBuiltByInserts(count: Int) {
+        var numbers = Numbers(state: 0x1234_5678 &+ UInt64(count))
+        var model = (0..<count).map { $0 * 2 }
+        var tree = SortedTree(sorted: model)
+        #expect(tree.structuralProblem() == nil)
+        check(tree, against: model, numbers: &numbers)
+        // Full nodes split on the first insert into them, and empty out cleanly.
+        for _ in 0..<2_000 {
+            if model.isEmpty || numbers.next(2) == 0 {
+                let value = numbers.next(2 * count + 10) * 2 + 1
+                if tree.insert(value) { model.insert(value, at: model.firstIndex { $0 > value } ?? model.count) }
+            } else {
+                let removed = tree.remove(model.remove(at: numbers.next(model.count)))
+                #expect(removed)
+            }
+        }
+        check(tree, against: model, numbers: &numbers)
+    }
+
     private func check(_ tree: SortedTree<Int>, against model: [Int], numbers: inout Numbers) {
         #expect(tree.count == model.count)
         #expect(tree.structuralProblem() == nil)
@@ -166,6 +186,11 @@ import Testing
                 #expect(ids == held.filter { $0.shiftTypeID == type && $0.date == date }.map(\.id).sorted())
             }
         }
+        // The index built in one pass from the same shifts reads the same.
+        let built = ShiftIndex(shifts: held)
+        #expect(built.byPerson.structuralProblem() == nil && built.byType.structuralProblem() == nil)
+        #expect(Array(built.byPerson.elements(in: 0..<built.byPerson.count)) == Array(index.byPerson.elements(in: 0..<index.byPerson.count)))
+        #expect(Array(built.byType.elements(in: 0..<built.byType.count)) == Array(index.byType.elements(in: 0..<index.byType.count)))
         let from = Self.base.adding(days: 40)
         let to = Self.base.adding(days: 60)
         #expect(index.dates(ofTypes: Array(types.prefix(2)), from: from, to: to)

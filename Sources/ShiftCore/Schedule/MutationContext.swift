@@ -12,6 +12,9 @@ struct MutationContext {
     private var removedKeys: Set<ChangeKey> = []
     /// Off while loading a stored schedule: nothing to report, and a million slots would cost.
     private let recordsChanges: Bool
+    /// On while a whole schedule is read in: added shifts are not indexed one by one, and the
+    /// caller builds the index once at the end (`ShiftIndex(shifts:)`).
+    private let defersShiftIndex: Bool
 
     private enum ChangeKey: Hashable {
         case location(LocationID), shiftType(ShiftTypeID), person(PersonID), shift(ShiftID)
@@ -20,9 +23,10 @@ struct MutationContext {
         case log(Int)
     }
 
-    init(schedule: Schedule, recordsChanges: Bool = true) {
+    init(schedule: Schedule, recordsChanges: Bool = true, defersShiftIndex: Bool = false) {
         self.schedule = schedule
         self.recordsChanges = recordsChanges
+        self.defersShiftIndex = defersShiftIndex
     }
 
     mutating func apply(_ mutation: Mutation, field: String) throws(ScheduleError) {
@@ -324,7 +328,7 @@ struct MutationContext {
             schedule.shiftStore[shift.id] = nil
             throw .duplicateID(entity: .shift, id: shift.id.description, field: field + ".id")
         }
-        schedule.index.insert(shift)
+        if !defersShiftIndex { schedule.index.insert(shift) }
         if shift.hasCustomEventIdentifier { schedule.eventIdentifierIndex[shift.eventIdentifier] = shift.id }
         record(key: .shift(shift.id), .shift(before: nil, after: shift, reason: nil))
     }

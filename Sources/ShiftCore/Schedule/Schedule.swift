@@ -50,7 +50,7 @@ public struct Schedule: Sendable {
         changeLog: [ChangeLogEntry] = []
     ) throws(ScheduleError) {
         try self.init(settings: settings)
-        var context = MutationContext(schedule: self, recordsChanges: false)
+        var context = MutationContext(schedule: self, recordsChanges: false, defersShiftIndex: true)
         for (i, location) in locations.enumerated() { try context.add(location, field: "locations[\(i)]") }
         for (i, type) in shiftTypes.enumerated() { try context.add(type, field: "shiftTypes[\(i)]") }
         for (i, person) in people.enumerated() { try context.add(person, field: "people[\(i)]") }
@@ -58,6 +58,7 @@ public struct Schedule: Sendable {
         for (i, item) in demand.enumerated() { try context.add(item, field: "demand[\(i)]") }
         for (i, item) in availability.enumerated() { try context.add(item, field: "availability[\(i)]") }
         self = context.schedule
+        self.index = ShiftIndex(shifts: shifts)
         self.changeLog = ChangeLog(changeLog)
     }
 
@@ -94,7 +95,7 @@ public struct Schedule: Sendable {
     public func materialized() throws(ScheduleError) -> Schedule {
         guard source != nil else { return self }
         var copy = try Schedule(settings: settings)
-        var context = MutationContext(schedule: copy, recordsChanges: false)
+        var context = MutationContext(schedule: copy, recordsChanges: false, defersShiftIndex: true)
         for location in locationStore.values { try context.add(location, field: "locations") }
         for type in shiftTypeStore.values { try context.add(type, field: "shiftTypes") }
         for person in personStore.values { try context.add(person, field: "people") }
@@ -110,6 +111,7 @@ public struct Schedule: Sendable {
         for item in demandStore.values { try context.add(item, field: "demand") }
         for item in availabilityStore.values { try context.add(item, field: "availability") }
         copy = context.schedule
+        copy.index = ShiftIndex(shifts: copy.shiftStore.values)
         copy.changeLog = ChangeLog(changeLog)
         return copy
     }

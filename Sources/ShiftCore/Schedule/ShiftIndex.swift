@@ -43,6 +43,36 @@ struct ShiftIndex: Sendable {
     /// Earliest and latest date ever indexed. Only widens, so it is a bound, not an exact range.
     var dateRange: ClosedRange<LocalDate>?
 
+    init() {}
+
+    /// The index of `shifts`, built in one pass (sorted entries, full nodes), one tree at a time
+    /// so that only one tree's entries are held in an array besides the trees.
+    init(shifts: some Collection<ScheduledShift>) {
+        var first: LocalDate?
+        var last: LocalDate?
+        do {
+            var types: [TypeShiftKey] = []
+            types.reserveCapacity(shifts.count)
+            for shift in shifts {
+                types.append(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
+                first = Swift.min(first ?? shift.date, shift.date)
+                last = Swift.max(last ?? shift.date, shift.date)
+            }
+            types.sort()
+            byType = SortedTree(sorted: types)
+        }
+        var people: [PersonShiftKey] = []
+        people.reserveCapacity(shifts.count)
+        for shift in shifts {
+            if let person = shift.personID {
+                people.append(PersonShiftKey(person: person, date: shift.date, id: shift.id, type: shift.shiftTypeID))
+            }
+        }
+        people.sort()
+        byPerson = SortedTree(sorted: people)
+        if let first, let last { dateRange = first...last }
+    }
+
     mutating func insert(_ shift: ScheduledShift) {
         byType.insert(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
         if let person = shift.personID {

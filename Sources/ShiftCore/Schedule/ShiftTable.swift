@@ -44,7 +44,7 @@ struct ShiftTable: Sendable, Equatable {
     func contains(_ id: ShiftID) -> Bool { entries.index(forKey: id) != nil }
 
     /// Every shift, in the map's (unspecified) order.
-    var values: some Sequence<ScheduledShift> { entries.lazy.map { shift($0.key, $0.value) } }
+    var values: some Collection<ScheduledShift> { entries.lazy.map { shift($0.key, $0.value) } }
 
     @discardableResult
     private mutating func store(_ shift: ScheduledShift) -> ScheduledShift? {
