@@ -189,8 +189,18 @@ import Testing
         // The index built in one pass from the same shifts reads the same.
         let built = ShiftIndex(shifts: held)
         #expect(built.byPerson.structuralProblem() == nil && built.byType.structuralProblem() == nil)
-        #expect(Array(built.byPerson.elements(in: 0..<built.byPerson.count)) == Array(index.byPerson.elements(in: 0..<index.byPerson.count)))
-        #expect(Array(built.byType.elements(in: 0..<built.byType.count)) == Array(index.byType.elements(in: 0..<index.byType.count)))
+        for person in people { #expect(built.shifts(of: person).map(Array.init) == index.shifts(of: person).map(Array.init)) }
+        for type in types {
+            #expect(built.count(ofType: type) == index.count(ofType: type))
+            for day in 0..<300 {
+                var fromBuilt: [ShiftID] = []
+                var fromInserts: [ShiftID] = []
+                built.forEachShift(ofType: type, on: Self.base.adding(days: day)) { fromBuilt.append($0) }
+                index.forEachShift(ofType: type, on: Self.base.adding(days: day)) { fromInserts.append($0) }
+                #expect(fromBuilt == fromInserts)
+            }
+        }
+        #expect(built.count(ofType: ShiftTypeID(uuid(9999))) == 0)
         let from = Self.base.adding(days: 40)
         let to = Self.base.adding(days: 60)
         #expect(index.dates(ofTypes: Array(types.prefix(2)), from: from, to: to)

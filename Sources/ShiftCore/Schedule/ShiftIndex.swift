@@ -4,25 +4,24 @@ import Foundation
 /// totals over a person's shifts (hours in a period) need no lookup of the shift itself.
 typealias DatedShiftRef = ShiftReference
 
-/// An entry of the person index: ordered by person, then date, then id.
+/// An entry of the person index: ordered by person, then date, then id. The shift type is its
+/// number in the index (`ShiftTypeNumbers`), which keeps an entry at 40 bytes.
 struct PersonShiftKey: Comparable, Sendable {
     var person: PersonID
     var date: LocalDate
+    var type: UInt32
     var id: ShiftID
-    var type: ShiftTypeID
 
     static func < (lhs: Self, rhs: Self) -> Bool {
         if lhs.person != rhs.person { return lhs.person < rhs.person }
         if lhs.date != rhs.date { return lhs.date < rhs.date }
         return lhs.id < rhs.id
     }
-
-    var reference: ShiftReference { ShiftReference(date: date, id: id, type: type) }
 }
 
-/// An entry of the type index: ordered by shift type, then date, then id.
+/// An entry of the type index: ordered by the type's number, then date, then id (24 bytes).
 struct TypeShiftKey: Comparable, Sendable {
-    var type: ShiftTypeID
+    var type: UInt32
     var date: LocalDate
     var id: ShiftID
 
@@ -33,13 +32,31 @@ struct TypeShiftKey: Comparable, Sendable {
     }
 }
 
+/// The numbers the indexes give shift types: one on a type's first shift, never reused, so that
+/// entries hold 4 bytes for a type instead of its 16-byte id.
+struct ShiftTypeNumbers: Sendable {
+    private(set) var ids: [ShiftTypeID] = []
+    private var numbers: [ShiftTypeID: UInt32] = [:]
+
+    func number(of id: ShiftTypeID) -> UInt32? { numbers[id] }
+
+    mutating func assign(_ id: ShiftTypeID) -> UInt32 {
+        if let number = numbers[id] { return number }
+        let number = UInt32(ids.count)
+        ids.append(id)
+        numbers[id] = number
+        return number
+    }
+}
+
 /// Indexes over scheduled shifts, each a persistent sorted tree of plain entries (`SortedTree`):
 /// every shift by (type, date, id), and every assigned shift by (person, date, id). A shift
 /// mutation changes one leaf of each and the branches above it; a person's shifts, or a type's
-/// on a day, are a range of positions found by two binary searches down the tree.
+/// on a day, are a range of positions found by one walk down the tree.
 struct ShiftIndex: Sendable {
     private(set) var byType = SortedTree<TypeShiftKey>()
     private(set) var byPerson = SortedTree<PersonShiftKey>()
+    private(set) var typeNumbers = ShiftTypeNumbers()
     /// Earliest and latest date ever indexed. Only widens, so it is a bound, not an exact range.
     var dateRange: ClosedRange<LocalDate>?
 
@@ -54,7 +71,7 @@ struct ShiftIndex: Sendable {
             var types: [TypeShiftKey] = []
             types.reserveCapacity(shifts.count)
             for shift in shifts {
-                types.append(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
+                types.append(TypeShiftKey(type: typeNumbers.assign(shift.shiftTypeID), date: shift.date, id: shift.id))
                 first = Swift.min(first ?? shift.date, shift.date)
                 last = Swift.max(last ?? shift.date, shift.date)
             }
@@ -65,7 +82,7 @@ struct ShiftIndex: Sendable {
         people.reserveCapacity(shifts.count)
         for shift in shifts {
             if let person = shift.personID {
-                people.append(PersonShiftKey(person: person, date: shift.date, id: shift.id, type: shift.shiftTypeID))
+                people.append(PersonShiftKey(person: person, date: shift.date, type: typeNumbers.assign(shift.shiftTypeID), id: shift.id))
             }
         }
         people.sort()
@@ -74,9 +91,10 @@ struct ShiftIndex: Sendable {
     }
 
     mutating func insert(_ shift: ScheduledShift) {
-        byType.insert(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
+        let type = typeNumbers.assign(shift.shiftTypeID)
+        byType.insert(TypeShiftKey(type: type, date: shift.date, id: shift.id))
         if let person = shift.personID {
-            byPerson.insert(PersonShiftKey(person: person, date: shift.date, id: shift.id, type: shift.shiftTypeID))
+            byPerson.insert(PersonShiftKey(person: person, date: shift.date, type: type, id: shift.id))
         }
         if let range = dateRange {
             if shift.date < range.lowerBound || shift.date > range.upperBound {
@@ -88,28 +106,35 @@ struct ShiftIndex: Sendable {
     }
 
     mutating func remove(_ shift: ScheduledShift) {
-        byType.remove(TypeShiftKey(type: shift.shiftTypeID, date: shift.date, id: shift.id))
+        guard let type = typeNumbers.number(of: shift.shiftTypeID) else { return }
+        byType.remove(TypeShiftKey(type: type, date: shift.date, id: shift.id))
         if let person = shift.personID {
-            byPerson.remove(PersonShiftKey(person: person, date: shift.date, id: shift.id, type: shift.shiftTypeID))
+            byPerson.remove(PersonShiftKey(person: person, date: shift.date, type: type, id: shift.id))
         }
+    }
+
+    /// The (date, id, type) of a person index entry.
+    func reference(_ key: PersonShiftKey) -> ShiftReference {
+        ShiftReference(date: key.date, id: key.id, type: typeNumbers.ids[Int(key.type)])
     }
 
     /// A person's shifts in (date, id) order; nil when they have none.
     func shifts(of person: PersonID) -> PersonShifts? {
         let start = byPerson.index { $0.person < person }
         let end = byPerson.index { !(person < $0.person) }
-        return start < end ? PersonShifts(tree: byPerson, person: person, range: start..<end) : nil
+        return start < end ? PersonShifts(index: self, person: person, range: start..<end) : nil
     }
 
     /// The positions of a type's shifts dated `from` up to `to` (inclusive) in `byType`.
-    private func positions(ofType type: ShiftTypeID, from: LocalDate, to: LocalDate) -> Range<Int> {
+    private func positions(ofType type: UInt32, from: LocalDate, to: LocalDate) -> Range<Int> {
         let start = byType.index { $0.type < type || ($0.type == type && $0.date < from) }
         let end = byType.index { $0.type < type || ($0.type == type && $0.date <= to) }
         return start..<max(start, end)
     }
 
     /// Calls `body` with the ids of a type's shifts on a date, in id order.
-    func forEachShift(ofType type: ShiftTypeID, on date: LocalDate, _ body: (ShiftID) -> Void) {
+    func forEachShift(ofType id: ShiftTypeID, on date: LocalDate, _ body: (ShiftID) -> Void) {
+        guard let type = typeNumbers.number(of: id) else { return }
         for key in byType.elements(from: { $0.type < type || ($0.type == type && $0.date < date) }) {
             guard key.type == type && key.date == date else { return }
             body(key.id)
@@ -121,7 +146,7 @@ struct ShiftIndex: Sendable {
     func forEachShift(of person: PersonID, from: LocalDate, to: LocalDate, _ body: (ShiftReference) throws -> Bool) rethrows {
         for key in byPerson.elements(from: { $0.person < person || ($0.person == person && $0.date < from) }) {
             guard key.person == person && key.date <= to else { return }
-            guard try body(key.reference) else { return }
+            guard try body(reference(key)) else { return }
         }
     }
 
@@ -136,14 +161,16 @@ struct ShiftIndex: Sendable {
     }
 
     /// How many shifts of a type are held.
-    func count(ofType type: ShiftTypeID) -> Int {
-        byType.index { !(type < $0.type) } - byType.index { $0.type < type }
+    func count(ofType id: ShiftTypeID) -> Int {
+        guard let type = typeNumbers.number(of: id) else { return 0 }
+        return byType.index { $0.type <= type } - byType.index { $0.type < type }
     }
 
     /// The dates from `from` to `to` on which one of `types` has a shift.
     func dates(ofTypes types: [ShiftTypeID], from: LocalDate, to: LocalDate) -> Set<LocalDate> {
         var dates = Set<LocalDate>()
-        for type in types {
+        for id in types {
+            guard let type = typeNumbers.number(of: id) else { continue }
             for key in byType.elements(in: positions(ofType: type, from: from, to: to)) { dates.insert(key.date) }
         }
         return dates
@@ -152,12 +179,12 @@ struct ShiftIndex: Sendable {
 
 /// One person's shift references in (date, id) order: a range of the person index.
 struct PersonShifts: RandomAccessCollection, Sendable {
-    private let tree: SortedTree<PersonShiftKey>
+    private let index: ShiftIndex
     private let person: PersonID
     private let range: Range<Int>
 
-    init(tree: SortedTree<PersonShiftKey>, person: PersonID, range: Range<Int>) {
-        self.tree = tree
+    init(index: ShiftIndex, person: PersonID, range: Range<Int>) {
+        self.index = index
         self.person = person
         self.range = range
     }
@@ -169,25 +196,30 @@ struct PersonShifts: RandomAccessCollection, Sendable {
     /// A walk down the tree (walks use `forEach(in:)` or the iterator, which descend once a leaf).
     subscript(position: Int) -> ShiftReference {
         precondition(position >= 0 && position < range.count, "PersonShifts position out of range")
-        return tree[range.lowerBound + position].reference
+        return index.reference(index.byPerson[range.lowerBound + position])
     }
 
-    func makeIterator() -> Iterator { Iterator(elements: tree.elements(in: range)) }
+    func makeIterator() -> Iterator { Iterator(index: index, elements: index.byPerson.elements(in: range)) }
 
     struct Iterator: IteratorProtocol, Sequence {
+        let index: ShiftIndex
         var elements: SortedTree<PersonShiftKey>.Elements
-        mutating func next() -> ShiftReference? { elements.next()?.reference }
+        mutating func next() -> ShiftReference? { elements.next().map(index.reference) }
     }
 
     /// The references at positions `positions`, in order.
     func elements(in positions: Range<Int>) -> Iterator {
-        Iterator(elements: tree.elements(in: (range.lowerBound + positions.lowerBound)..<(range.lowerBound + positions.upperBound)))
+        Iterator(index: index, elements: index.byPerson.elements(in: (range.lowerBound + positions.lowerBound)..<(range.lowerBound + positions.upperBound)))
     }
 
     /// Calls `body` with the references from `positions.lowerBound` up to `positions.upperBound`, in order.
     func forEach(in positions: Range<Int>, _ body: (ShiftReference) throws -> Void) rethrows {
-        try tree.forEach(in: (range.lowerBound + positions.lowerBound)..<(range.lowerBound + positions.upperBound)) {
-            try body($0.reference)
+        // The types through a buffer pointer: nothing is retained per element (two threads
+        // walking timelines at once would contend for the array's reference count).
+        try index.typeNumbers.ids.withUnsafeBufferPointer { types in
+            try index.byPerson.forEach(in: (range.lowerBound + positions.lowerBound)..<(range.lowerBound + positions.upperBound)) {
+                try body(ShiftReference(date: $0.date, id: $0.id, type: types[Int($0.type)]))
+            }
         }
     }
 
@@ -202,7 +234,7 @@ struct PersonShifts: RandomAccessCollection, Sendable {
     /// Position of the first reference dated on or after `date` (`count` if none).
     func lowerBound(_ date: LocalDate) -> Int {
         let person = self.person
-        let position = tree.index { $0.person < person || ($0.person == person && $0.date < date) }
+        let position = index.byPerson.index { $0.person < person || ($0.person == person && $0.date < date) }
         return Swift.min(Swift.max(position, range.lowerBound), range.upperBound) - range.lowerBound
     }
 }

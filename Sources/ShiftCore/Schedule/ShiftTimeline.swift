@@ -49,12 +49,16 @@ extension Schedule {
         var lastType: ShiftTypeID?
         var minutes = (start: 0, end: 0)
         var sorted = true
+        // What the walk reads of the schedule, taken out first: a closure that reads `self`
+        // may copy the whole schedule on each call (25 references retained and released).
+        let types = shiftTypeStore
+        let zone = self.zone
         walk { ref in
             if ref.type != lastType {
                 lastType = ref.type
                 // A stored schedule never holds a shift of an unknown type; a proposed one is
                 // checked for that before any rule runs. Such a shift would take no time.
-                minutes = shiftTypeStore[ref.type]?.duration.minuteRange ?? (0, 0)
+                minutes = types[ref.type]?.duration.minuteRange ?? (0, 0)
             }
             let start = zone.instant(of: ref.date, minutes: minutes.start)
             let end = zone.instant(of: ref.date, minutes: minutes.end)
