@@ -1,11 +1,8 @@
 import Foundation
 
-/// The per-person index's entries: a shift's date and id (its sort key) and its type, so that
-/// totals over a person's shifts (hours in a period) need no lookup of the shift itself.
-typealias DatedShiftRef = ShiftReference
-
-/// An entry of the person index: ordered by person, then date, then id. The shift type is its
-/// number in the index (`ShiftTypeNumbers`), which keeps an entry at 40 bytes.
+/// An entry of the person index: ordered by person, then date, then id. It carries the shift's
+/// type, so that totals over a person's shifts (hours in a period) need no lookup of the shift;
+/// the type is its number in the index (`ShiftTypeNumbers`), which keeps an entry at 40 bytes.
 struct PersonShiftKey: Comparable, Sendable {
     var person: PersonID
     var date: LocalDate
