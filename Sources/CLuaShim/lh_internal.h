@@ -32,7 +32,7 @@ struct lh_runtime {
     lh_print_callback print_cb;
     lh_value *args; int argcap;
     /* registry refs */
-    int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref;
+    int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref;
     /* host objects' cached fields are valid while this stands (lh_invalidate_fields) */
     uint64_t epoch;
     /* last error */

@@ -222,15 +222,39 @@ void lh_describe(lua_State *L, int idx, lh_value *v) {
     }
 }
 
+/* Objects are interned: while Lua holds the userdata of (class, id), pushing that object again
+ * pushes the same userdata, so two reads of one entity are raw-equal and share the fields one
+ * of them cached. Per class, a table id -> userdata with weak values (interned_ref[class]). */
 static void push_object(lua_State *L, int32_t cls, int64_t id) {
     lh_runtime *rt = LH_RT(L);
-    luaL_checkstack(L, 3, NULL);
+    luaL_checkstack(L, 4, NULL);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->interned_ref);
+    if (lua_rawgeti(L, -1, cls) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 64);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "v"); lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, cls);
+    }
+    if (lua_rawgeti(L, -1, (lua_Integer)id) == LUA_TUSERDATA) {
+        lua_replace(L, -3);
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
     lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 1);
     o->magic = LH_MAGIC; o->cls = cls; o->id = id; o->epoch = 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
         luaL_error(L, "unknown host object class %d", (int)cls);
     lua_setmetatable(L, -3);
+    lua_pop(L, 1);
+    /* stack: interned, by-class, object */
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, (lua_Integer)id);
+    lua_replace(L, -3);
     lua_pop(L, 1);
 }
 
@@ -1270,6 +1294,7 @@ static int setup_entry(lua_State *L) {
     rt->frozen_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->modules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->classes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L); rt->interned_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
     /* base environment */
     lua_newtable(L);

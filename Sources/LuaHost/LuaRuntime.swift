@@ -72,10 +72,11 @@ public final class LuaRuntime {
     private var rt: OpaquePointer!
     private var L: OpaquePointer { lh_state(rt) }
     let owner = LuaRefOwner()
-    /// Host function bodies by id; an object class's `__index` returns exactly one value, so it
-    /// is kept apart from general functions and dispatched without building a results array.
+    /// Host function bodies by id. A function that returns exactly one value (an object class's
+    /// `__index`, most host functions) is kept apart and dispatched without a results array.
     private enum HostBody {
         case many(LuaHostFunction)
+        case one((LuaArguments) throws -> LuaValue)
         case index((LuaObject, LuaValue) throws -> LuaValue)
     }
 
@@ -325,8 +326,18 @@ public final class LuaRuntime {
     /// The runtime keeps `body` for its whole life: a body that needs the runtime must capture
     /// it weakly (`[weak runtime]`), or neither is ever freed.
     public func makeFunction(name: String, _ body: @escaping LuaHostFunction) throws -> LuaRef {
+        try makeFunction(name: name, .many(body))
+    }
+
+    /// Makes a Lua function that returns exactly the one value `body` returns (cheaper to call
+    /// than one returning a list).
+    public func makeSingleValueFunction(name: String, _ body: @escaping (LuaArguments) throws -> LuaValue) throws -> LuaRef {
+        try makeFunction(name: name, .one(body))
+    }
+
+    private func makeFunction(name: String, _ body: HostBody) throws -> LuaRef {
         let id = Int64(functions.count)
-        functions.append(.many(body))
+        functions.append(body)
         functionNames.append(name)
         var ref: Int32 = 0
         guard lh_new_function(L, id, name, &ref) == LH_OK else { throw memoryError("host") }
@@ -348,7 +359,8 @@ public final class LuaRuntime {
     /// `object[key]` / `object.key` in Lua (return a `.function` to provide
     /// methods, or set them once with ``setStatic(_:_:_:)``). Objects are
     /// read-only to Lua, compare equal when class and id match, and print as
-    /// `Name: id`.
+    /// `Name: id`. They are interned: an object handed to Lua while Lua still
+    /// holds it is the same Lua value (raw-equal, the same table key).
     ///
     /// With `cachesFields`, each object remembers the fields `index` served it
     /// (strings, numbers, booleans, nil and host objects; tables are asked for
@@ -401,6 +413,8 @@ public final class LuaRuntime {
             switch functions[Int(fnid)] {
             case let .many(body):
                 try resultTape.encode(try body(a), owner: owner, maxDepth: configuration.maxTableDepth)
+            case let .one(body):
+                try resultTape.encodeTop(try body(a), owner: owner, maxDepth: configuration.maxTableDepth)
             case let .index(body):
                 let value = try body(try a.object(0), try a.value(1))
                 try resultTape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)

@@ -10,6 +10,10 @@ extension LuaScheduleAPI {
         func add(_ name: String, _ body: @escaping (LuaArguments) throws -> [LuaValue]) throws {
             functions[.string(name)] = .function(try runtime.makeFunction(name: "cal.\(name)", body))
         }
+        // Most helpers return one value: these skip the list of results.
+        func one(_ name: String, _ body: @escaping (LuaArguments) throws -> LuaValue) throws {
+            functions[.string(name)] = .function(try runtime.makeSingleValueFunction(name: "cal.\(name)", body))
+        }
         // A closure holding the API unowned, not a nested function: a function nested here would
         // hold it strongly, and the runtime keeps the closures below (a cycle that leaked the
         // whole runtime).
@@ -17,23 +21,23 @@ extension LuaScheduleAPI {
             try date(try args.value(index), "cal.\(function)")
         }
 
-        try add("today") { [unowned self] _ in
+        try one("today") { [unowned self] _ in
             let instant = Int64(now().timeIntervalSince1970.rounded(.down))
-            return [.string(currentZone.localDateTime(atUTC: instant).date.description)]
+            return .string(currentZone.localDateTime(atUTC: instant).date.description)
         }
-        try add("add_days") { args in
-            [.string(try dateArgument(args, 0, "add_days").adding(days: Int(try args.integer(1))).description)]
+        try one("add_days") { args in
+            .string(try dateArgument(args, 0, "add_days").adding(days: Int(try args.integer(1))).description)
         }
-        try add("days_between") { args in
-            [.integer(Int64(try dateArgument(args, 0, "days_between").days(to: try dateArgument(args, 1, "days_between"))))]
+        try one("days_between") { args in
+            .integer(Int64(try dateArgument(args, 0, "days_between").days(to: try dateArgument(args, 1, "days_between"))))
         }
-        try add("weekday") { args in [.integer(Int64(try dateArgument(args, 0, "weekday").weekday.rawValue))] }
-        try add("weekday_name") { args in [.string(try dateArgument(args, 0, "weekday_name").weekday.name)] }
-        try add("is_weekend") { args in
+        try one("weekday") { args in .integer(Int64(try dateArgument(args, 0, "weekday").weekday.rawValue)) }
+        try one("weekday_name") { args in .string(try dateArgument(args, 0, "weekday_name").weekday.name) }
+        try one("is_weekend") { args in
             let day = try dateArgument(args, 0, "is_weekend").weekday
-            return [.boolean(day == .saturday || day == .sunday)]
+            return .boolean(day == .saturday || day == .sunday)
         }
-        try add("weekends") { args in
+        try one("weekends") { args in
             let from = try dateArgument(args, 0, "weekends")
             let to = try dateArgument(args, 1, "weekends")
             guard from.days(to: to) <= 36_600 else { throw LuaScriptError("cal.weekends: at most 36600 days (100 years) at a time") }
@@ -46,13 +50,13 @@ extension LuaScheduleAPI {
                                                    .string("sunday"): .string(saturday.adding(days: 1).description)])))
                 saturday = saturday.adding(days: 7)
             }
-            return [.table(LuaTable(array: list))]
+            return .table(LuaTable(array: list))
         }
         try add("iso_week") { args in
             let (year, week) = try dateArgument(args, 0, "iso_week").isoWeek
             return [.integer(Int64(year)), .integer(Int64(week))]
         }
-        try add("week_start") { [unowned self] args in
+        try one("week_start") { [unowned self] args in
             let day = try dateArgument(args, 0, "week_start")
             var start = (try? box(.after).settings.weekStart) ?? .monday
             if !args.isNil(1) {
@@ -61,20 +65,20 @@ extension LuaScheduleAPI {
                 }
                 start = weekday
             }
-            return [.string(day.startOfWeek(weekStart: start).description)]
+            return .string(day.startOfWeek(weekStart: start).description)
         }
-        try add("month") { args in [.string(String(try dateArgument(args, 0, "month").description.prefix(7)))] }
-        try add("date") { args in
+        try one("month") { args in .string(String(try dateArgument(args, 0, "month").description.prefix(7))) }
+        try one("date") { args in
             guard let date = LocalDate(year: Int(try args.integer(0)), month: Int(try args.integer(1)), day: Int(try args.integer(2))) else {
                 throw LuaScriptError("cal.date: \(try args.integer(0))-\(try args.integer(1))-\(try args.integer(2)) is not a date")
             }
-            return [.string(date.description)]
+            return .string(date.description)
         }
-        try add("is_date") { args in
-            guard case let .string(text) = try args.value(0) else { return [.boolean(false)] }
-            return [.boolean(LocalDate(text) != nil)]
+        try one("is_date") { args in
+            guard case let .string(text) = try args.value(0) else { return .boolean(false) }
+            return .boolean(LocalDate(text) != nil)
         }
-        try add("instant") { [unowned self] args in
+        try one("instant") { [unowned self] args in
             let day = try dateArgument(args, 0, "instant")
             let minutes: Int
             switch try args.value(1) {
@@ -86,17 +90,17 @@ extension LuaScheduleAPI {
                 guard let number = value.integerValue else { throw LuaScriptError("cal.instant: the time is \"HH:MM\" or minutes after midnight") }
                 minutes = Int(number)
             }
-            return [.integer(currentZone.instant(of: day, minutes: minutes))]
+            return .integer(currentZone.instant(of: day, minutes: minutes))
         }
-        try add("date_of") { [unowned self] args in
-            [.string(currentZone.localDateTime(atUTC: try args.integer(0)).date.description)]
+        try one("date_of") { [unowned self] args in
+            .string(currentZone.localDateTime(atUTC: try args.integer(0)).date.description)
         }
-        try add("time_of") { [unowned self] args in
+        try one("time_of") { [unowned self] args in
             let minute = currentZone.localDateTime(atUTC: try args.integer(0)).minute
-            return [.string(HourMinuteTime(hour: minute / 60, minute: minute % 60)!.description)]
+            return .string(HourMinuteTime(hour: minute / 60, minute: minute % 60)!.description)
         }
-        try add("minutes_between") { args in [.integer((try args.integer(1) - args.integer(0)) / 60)] }
-        try add("hours_between") { args in [.number(Double(try args.integer(1) - args.integer(0)) / 3600)] }
+        try one("minutes_between") { args in .integer((try args.integer(1) - args.integer(0)) / 60) }
+        try one("hours_between") { args in .number(Double(try args.integer(1) - args.integer(0)) / 3600) }
 
         let table = try runtime.makeRef(.table(LuaTable(hash: functions)))
         try runtime.freeze(table, name: "cal")

@@ -6,12 +6,12 @@ extension LuaScheduleAPI {
     /// The schedule's methods (`schedule:shifts{…}`); each receives the schedule object first.
     func registerMethods() throws {
         func method(_ name: String, _ body: @escaping (borrowing Schedule, Side, LuaArguments) throws -> LuaValue) throws {
-            let function = try runtime.makeFunction(name: "schedule:\(name)") { [unowned self] args in
+            let function = try runtime.makeSingleValueFunction(name: "schedule:\(name)") { [unowned self] args in
                 guard case let .object(object) = try args.value(0), object.classID == scheduleClass else {
                     throw LuaScriptError("call it as schedule:\(name)(…) (with a colon)")
                 }
                 let side = try side(ofSchedule: object)
-                return [try box(side).withSchedule { try body($0, side, args) }]
+                return try box(side).withSchedule { try body($0, side, args) }
             }
             try setMethod(name, .function(function))
         }
@@ -74,9 +74,8 @@ extension LuaScheduleAPI {
             return .table(LuaTable(array: days))
         }
         try method("work_run") { [unowned self] schedule, _, args in
-            guard case let .table(table) = try args.value(1) else {
-                throw LuaScriptError("work_run: expected { person = p, date = d [, limit = n] }")
-            }
+            guard args.isTable(1) else { throw LuaScriptError("work_run: expected { person = p, date = d [, limit = n] }") }
+            let table = try options(args, 1, "work_run")
             let person = try personID(table["person"], "work_run: person")
             let day = try date(table["date"], "work_run: date")
             let limit = table["limit"].integerValue.map { Int($0) } ?? 3650
@@ -121,7 +120,7 @@ extension LuaScheduleAPI {
             try demand(schedule, side, try args.value(1))
         }
         try method("availability") { [unowned self] schedule, side, args in
-            try availability(schedule, side, try args.value(1))
+            try availability(schedule, side, try options(args, 1, "availability: expected a table of filters, e.g. schedule:availability{ person = p, date = d }"))
         }
         try method("runs") { [unowned self] schedule, side, args in
             try runs(schedule, side, try args.value(1))
@@ -209,6 +208,27 @@ extension LuaScheduleAPI {
             }
         }
         return (query, filter)
+    }
+
+    /// An options table argument (`{ person = p, date = d }`) read entry by entry: copying it
+    /// into a `LuaTable` hashes every key, and a rule's check passes one on every query.
+    /// Keys other than strings are ignored, as a `LuaTable` lookup by name would.
+    struct Options {
+        fileprivate var entries: [(name: String, value: LuaValue)] = []
+
+        subscript(_ name: String) -> LuaValue { entries.first { $0.name == name }?.value ?? .nil }
+    }
+
+    /// Argument `index` as options (none when it is nil); `problem` is the error when it is
+    /// something other than a table.
+    private func options(_ args: LuaArguments, _ index: Int, _ problem: @autoclosure () -> String) throws -> Options {
+        var options = Options()
+        if args.isNil(index) { return options }
+        guard args.isTable(index) else { throw LuaScriptError(problem()) }
+        try args.forEachEntry(index) { key, value in
+            if case let .string(name) = key { options.entries.append((name, value)) }
+        }
+        return options
     }
 
     /// What a query asks beyond the store's indexes: attribute values the shifts must have.
@@ -327,11 +347,7 @@ extension LuaScheduleAPI {
     }
 
     /// `schedule:availability{ person = p, date = d }`: entries as plain tables.
-    private func availability(_ schedule: Schedule, _ side: Side, _ filter: LuaValue) throws -> LuaValue {
-        var table = LuaTable()
-        if case let .table(given) = filter { table = given } else if !filter.isNil {
-            throw LuaScriptError("availability: expected a table of filters, e.g. schedule:availability{ person = p, date = d }")
-        }
+    private func availability(_ schedule: Schedule, _ side: Side, _ table: Options) throws -> LuaValue {
         let person = table["person"].isNil ? nil : try personID(table["person"], "availability: person")
         var items: [Availability]
         if !table["date"].isNil {

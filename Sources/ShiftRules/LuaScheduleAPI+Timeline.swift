@@ -36,10 +36,10 @@ extension LuaScheduleAPI {
                 return [.nil, .string(error.message)]
             }
         }
-        let shift = try runtime.makeFunction(name: "timeline shift") { [unowned self] args in
+        let shift = try runtime.makeSingleValueFunction(name: "timeline shift") { [unowned self] args in
             let (person, shifts) = try timeline(args)
-            guard let index = try args.value(1).integerValue, index >= 1, index <= shifts.count else { return [.nil] }
-            return [view(timed: shifts[Int(index) - 1], of: person)]
+            guard let index = try args.value(1).integerValue, index >= 1, index <= shifts.count else { return .nil }
+            return view(timed: shifts[Int(index) - 1], of: person)
         }
         return (.function(column), .function(shift))
     }

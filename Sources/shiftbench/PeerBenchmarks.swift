@@ -119,7 +119,8 @@ enum PeerBenchmarks {
         var found = 0
         let single = try measure(runs: runs) { found = try one.validate(schedule).count }
         let parallel = try measure(runs: runs) { _ = try two.validate(schedule) }
-        print("\(rules) on roster \(size.label): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), 2 states \(formatTime(parallel.median)); \(found) violations")
+        let cpu = try measureCPU(runs: runs) { _ = try one.validate(schedule) }
+        print("\(rules) on roster \(size.label): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), CPU \(formatTime(cpu.median)) (\(formatTime(cpu.min))–\(formatTime(cpu.max))); 2 states \(formatTime(parallel.median)); \(found) violations")
     }
 
     private static func engine(_ rules: String, workers: Int) throws -> RuleEngine {

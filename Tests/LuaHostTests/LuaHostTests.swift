@@ -211,13 +211,34 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
             """
         let out = try eval(rt, reads, [thing])
         #expect(out == [0, 0, true, 1, 0, false, false])
-        // n once (the object from `me` is the same object, its cache is its own), missing once,
-        // list and fail every time.
-        #expect(calls.counts == ["n": 2, "missing": 1, "list": 2, "me": 2, "fail": 2])
+        // n once (the object from `me` is the same Lua value, with the same cache), me once,
+        // missing once, list and fail every time.
+        #expect(calls.counts == ["n": 1, "missing": 1, "list": 2, "me": 1, "fail": 2])
 
-        // An object handed to Lua again is a new Lua value with a cache of its own.
+        // Once the host invalidates the caches, the object asks again.
         value.total = 5
+        rt.invalidateFieldCaches()
         #expect(try eval(rt, "local t = ... return t.n", [thing]) == [5])
+    }
+
+    /// An object pushed again while Lua holds it is the same Lua value: raw-equal, usable as a
+    /// table key, sharing what it cached. Another id or class is another value.
+    @Test func objectsAreInterned() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let cls = try rt.registerClass(name: "Thing", cachesFields: true) { obj, _ in
+            calls.add("n")
+            return .integer(obj.id)
+        }
+        let other = try rt.registerClass(name: "Other") { obj, _ in .integer(obj.id) }
+        let one = LuaValue.object(LuaObject(classID: cls, id: 1))
+        let out = try eval(rt, """
+            local a, b, c, d = ...
+            local keys = { [a] = "a" }
+            return rawequal(a, b), keys[b], rawequal(a, c), rawequal(a, d), a.n + b.n, a == d
+            """, [one, one, .object(LuaObject(classID: cls, id: 2)), .object(LuaObject(classID: other, id: 1))])
+        #expect(out == [true, "a", false, false, 2, false])
+        #expect(calls.counts == ["n": 1])
     }
 
     @Test func anObjectKeptAcrossInvalidationAsksAgain() throws {

@@ -105,6 +105,39 @@ import ShiftCore
         #expect { try engine.validate(try schedule()) } throws: { error in "\(error)".contains("stale view") && "\(error)".contains("x.lua:4:") }
     }
 
+    /// One view per entity and schedule in an evaluation, however it was reached: raw-equal,
+    /// usable as a table key; the view of the schedule before is another one.
+    @Test func oneEntityHasOneViewHoweverItWasReached() throws {
+        let violations = try validate(#"""
+            return rule { id = "x", summary = "s", validate_person = function(person, shifts, schedule, report)
+              if shifts.n == 0 then return end
+              local first = shifts[1]
+              local found = schedule:shifts{ person = person, date = first.date }[1]
+              local again = schedule:shift(first.id)
+              local seen = { [first.person] = true, [first.type] = true }
+              report(("%s %s %s %s %s %s"):format(person.name, tostring(rawequal(first, found)), tostring(rawequal(first, again)),
+                tostring(rawequal(first.person, person)), tostring(seen[found.person] == true), tostring(seen[again.type] == true)))
+            end }
+            """#, try schedule())
+        #expect(violations.map(\.message) == ["Bob true true true true true", "Carol true true true true true"])
+        let before = try RuleFolder(["x.lua": #"""
+            return rule { id = "x", summary = "s", on = { "shift" }, check = function(change, schedule, report)
+              local now = schedule:shift(change.after.id)
+              report(tostring(rawequal(now, change.after)) .. " " .. tostring(change.before == nil or rawequal(change.before, change.after)))
+            end }
+            """#])
+        let w = World()
+        let schedule = try Schedule().applying(.batch([w.setup, .scheduleShift(w.shift(1, w.night, "2026-03-02", w.bob))])).schedule
+        var moved = w.shift(1, w.night, "2026-03-02", w.bob)
+        moved.notes = "moved"
+        let mutation = Mutation.updateShift(moved)
+        let (after, changes) = try schedule.applying(mutation)
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [before.path], now: { fixedNow }))
+        let proposal = Proposal(mutation: mutation, changes: changes, before: schedule, after: after,
+                                user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow)
+        #expect(try engine.evaluate(proposal).map(\.message) == ["true false"])
+    }
+
     /// Methods are served without a call into Swift; a name that is neither a method nor a
     /// field still fails naming what a schedule has.
     @Test func aMisspelledScheduleMethodNamesTheMethods() throws {

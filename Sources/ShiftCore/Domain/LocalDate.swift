@@ -22,8 +22,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Parses `YYYY-MM-DD` exactly (four-digit year, two-digit month and day).
     public init?(_ text: some StringProtocol) {
-        let bytes = Array(text.utf8)
-        let parsed: LocalDate? = bytes.withUnsafeBufferPointer { LocalDate(isoBytes: $0) }
+        // Native strings lend their bytes (small ones from the stack): no array per parse.
+        let parsed = text.utf8.withContiguousStorageIfAvailable { LocalDate(isoBytes: $0) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { LocalDate(isoBytes: $0) }
         guard let parsed else { return nil }
         self = parsed
     }

@@ -24,17 +24,21 @@ extension Schedule {
     }
 
     /// The shifts held in memory (all of them, or a source's overlay) that a query selects.
+    ///
+    /// The closures below read the schedule through `parts`, a few references: a closure that
+    /// reads `self` can copy the whole schedule (two dozen reference counts) on every query.
     private func forEachHeldShift(_ query: ShiftQuery, _ body: (ScheduledShift) -> Bool) {
         if let limit = query.limit, limit <= 0 { return }
         guard let (first, last) = dateBounds(of: query, within: index.dateRange), first <= last else { return }
         let types = typeFilter(of: query)
         if let types, types.isEmpty { return }
+        let parts = QueryParts(shifts: shiftStore, types: shiftTypeStore, zone: zone, query: query)
         var emitted = 0
         var day: [ScheduledShift] = []
         let newestFirst = query.order == .newestFirst
 
         func flush() -> Bool {
-            if day.count > 1 { day.sort(by: startOrder) }
+            if day.count > 1 { day.sort(by: parts.startOrder) }
             if newestFirst { day.reverse() }
             for shift in day {
                 guard body(shift) else { return false }
@@ -56,8 +60,8 @@ extension Schedule {
                 if let types, !types.contains(ref.type) { return true }
                 // Everything the query asks of a person's shift is known from the index entry:
                 // the shift itself (a lookup in the biggest map) is read only when it is selected.
-                guard admits(ref.id, type: ref.type, date: ref.date, query) else { return true }
-                if let shift = shiftStore[ref.id] { day.append(shift) }
+                guard parts.admits(ref.id, type: ref.type, date: ref.date) else { return true }
+                if let shift = parts.shifts[ref.id] { day.append(shift) }
                 return true
             }
             if newestFirst {
@@ -88,12 +92,39 @@ extension Schedule {
         for date in dates {
             for type in bucketTypes {
                 index.forEachShift(ofType: type, on: date) { id in
-                    if admits(id, type: type, date: date, query), let shift = shiftStore[id], query.admitsPerson(of: shift) {
+                    if parts.admits(id, type: type, date: date), let shift = parts.shifts[id], query.admitsPerson(of: shift) {
                         day.append(shift)
                     }
                 }
             }
             guard flush() else { return }
+        }
+    }
+
+    /// What a query's closures read of the schedule.
+    private struct QueryParts {
+        let shifts: ShiftTable
+        let types: TreeDictionary<ShiftTypeID, ShiftType>
+        let zone: ZoneRules
+        let query: ShiftQuery
+
+        /// Same day: by start time, then id.
+        func startOrder(_ a: ScheduledShift, _ b: ScheduledShift) -> Bool {
+            let startA = types[a.shiftTypeID]?.duration.minuteRange.start ?? 0
+            let startB = types[b.shiftTypeID]?.duration.minuteRange.start ?? 0
+            return startA != startB ? startA < startB : a.id < b.id
+        }
+
+        /// Whether a shift of this id, type and date passes the query's exclusion and overlap.
+        func admits(_ id: ShiftID, type: ShiftTypeID, date: LocalDate) -> Bool {
+            if id == query.excluding { return false }
+            if let interval = query.overlapping {
+                guard let duration = types[type]?.duration else { return false }
+                let (start, end) = duration.minuteRange
+                let span = InstantInterval(start: zone.instant(of: date, minutes: start), end: zone.instant(of: date, minutes: end))
+                guard span.overlaps(interval) else { return false }
+            }
+            return true
         }
     }
 
@@ -120,13 +151,15 @@ extension Schedule {
             selected.removeAll { $0.date == edge }
             selected += source.shifts(request)
         }
+        let parts = QueryParts(shifts: shiftStore, types: shiftTypeStore, zone: zone, query: query)
         if !hiddenShifts.isEmpty || query.overlapping != nil || query.excluding != nil {
-            selected.removeAll { hiddenShifts.contains($0.id) || !matches($0, query, nil) }
+            let hidden = hiddenShifts
+            selected.removeAll { hidden.contains($0.id) || !(query.admitsPerson(of: $0) && parts.admits($0.id, type: $0.shiftTypeID, date: $0.date)) }
         }
         forEachHeldShift(query) { selected.append($0); return true }
         selected.sort { a, b in
             if a.date != b.date { return newestFirst ? a.date > b.date : a.date < b.date }
-            return newestFirst ? startOrder(b, a) : startOrder(a, b)
+            return newestFirst ? parts.startOrder(b, a) : parts.startOrder(a, b)
         }
         for (position, shift) in selected.enumerated() {
             if let limit = query.limit, position >= limit { return }
@@ -157,12 +190,6 @@ extension Schedule {
         return total
     }
 
-    private func startOrder(_ a: ScheduledShift, _ b: ScheduledShift) -> Bool {
-        let startA = shiftTypeStore[a.shiftTypeID]?.duration.minuteRange.start ?? 0
-        let startB = shiftTypeStore[b.shiftTypeID]?.duration.minuteRange.start ?? 0
-        return startA != startB ? startA < startB : a.id < b.id
-    }
-
     /// The dates a query can touch: its explicit bounds, narrowed by the overlap interval (a shift
     /// dated d runs within [d 00:00, d+2 00:00), plus slack for offset changes).
     private func dateBounds(of query: ShiftQuery, within range: ClosedRange<LocalDate>?) -> (LocalDate, LocalDate)? {
@@ -186,21 +213,6 @@ extension Schedule {
             allowed = allowed.map { $0.intersection(atLocation) } ?? atLocation
         }
         return allowed.map { $0.sorted() }
-    }
-
-    private func matches(_ shift: ScheduledShift, _ query: ShiftQuery, _ types: [ShiftTypeID]?) -> Bool {
-        if let types, !types.contains(shift.shiftTypeID) { return false }
-        return query.admitsPerson(of: shift) && admits(shift.id, type: shift.shiftTypeID, date: shift.date, query)
-    }
-
-    /// Whether a shift of this id, type and date passes the query's exclusion and overlap (what
-    /// an index entry tells without reading the shift).
-    private func admits(_ id: ShiftID, type: ShiftTypeID, date: LocalDate, _ query: ShiftQuery) -> Bool {
-        if id == query.excluding { return false }
-        if let interval = query.overlapping {
-            guard let duration = shiftTypeStore[type]?.duration, self.interval(of: duration, on: date).overlaps(interval) else { return false }
-        }
-        return true
     }
 }
 
@@ -270,8 +282,11 @@ extension Schedule {
         var total = 0
         var lastType: ShiftTypeID?
         var lastDuration = ShiftDuration.allDay
+        // `add` reads locals: reading `self` there can copy the whole schedule per call.
+        let types = shiftTypeStore
+        let zone = self.zone
         func add(_ ref: ShiftReference) {
-            if ref.type != lastType, let type = shiftTypeStore[ref.type] {
+            if ref.type != lastType, let type = types[ref.type] {
                 lastType = ref.type
                 lastDuration = type.duration
             }
@@ -281,7 +296,8 @@ extension Schedule {
             if !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
                 total += lastDuration.nominalMinutes
             } else {
-                total += interval(of: lastDuration, on: ref.date).minutes
+                let (start, end) = lastDuration.minuteRange
+                total += InstantInterval(start: zone.instant(of: ref.date, minutes: start), end: zone.instant(of: ref.date, minutes: end)).minutes
             }
         }
         if source != nil {
