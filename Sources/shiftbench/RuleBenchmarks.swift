@@ -20,7 +20,6 @@ enum RuleBenchmarks {
             for _ in 0..<roundCount {
                 bare.append(Sample(seconds: counted(try await time(plan, schedule, validators: []))))
                 let timings = counted(try await time(plan, schedule, validators: [engine]))
-                if let dump = ProcessInfo.processInfo.environment["SHIFTBENCH_DUMP"] { try? timings.map { String($0) }.joined(separator: "\n").write(toFile: dump + "-\(size)-\(ruled.count)", atomically: true, encoding: .utf8) }
                 ruled.append(Sample(seconds: timings))
                 // The plan alternates an addition and its removal, and the warm-up dropped is even.
                 additions.append(Sample(seconds: timings.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)))

@@ -3,7 +3,8 @@
 //   swift run -c release shiftbench [SUITE…] [--runs N] [--quick]
 //
 // Suites: store (JSON open/save), apply (mutation cost in memory), rules (mutation cost with the
-// stock Lua rules; Lua against native Swift), cli (shiftctl wall time on a 10k-shift store),
+// stock Lua rules; Lua against native Swift), host (what one call from Lua into the schedule API
+// costs, in CPU time), cli (shiftctl wall time on a 10k-shift store),
 // rotate (1,000 people over a year as one batch with all stock rules), inrc2 (scoring INRC-II
 // solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
 // import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
@@ -48,16 +49,16 @@ while !arguments.isEmpty {
         sizes = list
         arguments.removeFirst()
     case "-h", "--help":
-        print("usage: shiftbench [store|apply|rules|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
         exit(0)
-    case "store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua": suites.append(argument)
+    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, cli, rotate, inrc2, sqlite, peers, peers-lua)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, peers, peers-lua)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "cli", "rotate", "inrc2", "sqlite", "peers"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -85,6 +86,7 @@ do {
             try PeerBenchmarks.run(
                 runs: runs, sizes: sizes.map(PeerBenchmarks.sizes(near:)) ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes),
                 data: "benchmarks/peers", rulesDirectory: "rules/examples/peers")
+        case "host": try HostCallBenchmarks.run(runs: runs)
         case "peers-lua":
             let size = sizes.map { PeerBenchmarks.sizes(near: $0).first ?? PeerBenchmarks.sizes[0] } ?? PeerBenchmarks.sizes[2]
             try PeerBenchmarks.profile(runs: runs, size: size, rulesDirectory: rulesDirectory)
