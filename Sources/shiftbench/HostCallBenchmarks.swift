@@ -10,6 +10,7 @@ import ShiftRules
 enum HostCallBenchmarks {
     /// (what is measured, the loop's body). `person`, `day` and `id` are set before the loop.
     static let snippets: [(String, String)] = [
+        ("the cheapest call: `cal.minutes_between(t1, t2)` (two integers in, one out)", "x = cal.minutes_between(0, i)"),
         ("a view field already read (`person.name`)", "x = person.name"),
         ("a view field that is a table, made on every read (`person.attributes`)", "x = person.attributes"),
         ("`cal.days_between(d1, d2)`", #"x = cal.days_between("2025-01-01", day)"#),

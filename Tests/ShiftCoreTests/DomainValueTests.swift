@@ -102,6 +102,24 @@ import Testing
         #expect(ZoneRules(identifier: "") == nil)
     }
 
+    /// The cursor a roster's walk uses gives the zone's own answers, in any order of dates:
+    /// every day of six years around changes of offset, at times from -1 day to +2 days.
+    @Test(arguments: ["Europe/Berlin", "Australia/Sydney", "America/St_Johns", "UTC"])
+    func aCursorAnswersLikeTheZone(identifier: String) throws {
+        let zone = try #require(ZoneRules(identifier: identifier))
+        let days = Array(stride(from: date("2024-01-01"), through: date("2029-12-31"), by: 1))
+        let minutes = [-1440, -30, 0, 90, 150, 179, 181, 1380, 1439, 1500, 2880]
+        var generator = Generator(seed: 7)
+        for order in [days, days.reversed(), days.shuffled(using: &generator)] {
+            var cursor = ZoneRules.Cursor(zone)
+            for day in order {
+                for minute in minutes {
+                    #expect(cursor.instant(of: day, minutes: minute) == zone.instant(of: day, minutes: minute), "\(day) \(minute)")
+                }
+            }
+        }
+    }
+
     @Test func halfOpenIntervalsTouchWithoutOverlapping() {
         let a = InstantInterval(start: 0, end: 100)
         #expect(!a.overlaps(InstantInterval(start: 100, end: 200)))

@@ -81,6 +81,40 @@ public struct ZoneRules: Sendable, Hashable {
         }
     }
 
+    /// The stretch of UTC seconds `[lower, upper)` around `seconds` in which the offset does not
+    /// change, and that offset.
+    func stretch(containing seconds: Int64) -> (lower: Int64, upper: Int64, offset: Int) {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] <= seconds { low = mid + 1 } else { high = mid }
+        }
+        return (low == 0 ? .min : transitions[low - 1], low == transitions.count ? .max : transitions[low], Int(offsets[low]))
+    }
+
+    /// `instant(of:minutes:)` for dates visited in order (a roster's walk): it remembers the
+    /// stretch between two offset changes the last date fell in, so a date well inside the same
+    /// stretch costs no search. The answers are the zone's own, whatever the order.
+    public struct Cursor {
+        let zone: ZoneRules
+        private var lower: Int64 = .max
+        private var upper: Int64 = .min
+        private var offset = 0
+
+        public init(_ zone: ZoneRules) { self.zone = zone }
+
+        public mutating func instant(of date: LocalDate, minutes: Int) -> Int64 {
+            let local = Int64(date.dayNumber) * 86_400 + Int64(minutes) * 60
+            // The zone's answer is `local - offset` when the offsets a day either side agree,
+            // which they do when both lie in one stretch.
+            if local - 86_400 >= lower, local + 86_400 < upper { return local - Int64(offset) }
+            (lower, upper, offset) = zone.stretch(containing: local - 86_400)
+            if local + 86_400 < upper { return local - Int64(offset) }
+            return zone.instant(of: date, minutes: minutes)
+        }
+    }
+
     /// The local date and minute of the day of an instant.
     public func localDateTime(atUTC seconds: Int64) -> (date: LocalDate, minute: Int) {
         let local = seconds + Int64(offset(atUTC: seconds))

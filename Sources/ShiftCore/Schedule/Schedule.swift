@@ -171,7 +171,16 @@ extension Schedule {
     /// All shift types, by symbol.
     public var shiftTypes: [ShiftType] { shiftTypeStore.values.sorted { ($0.symbol, $0.id) < ($1.symbol, $1.id) } }
     /// All people, by display name then id.
-    public var people: [Person] { personStore.values.sorted { ($0.displayName, $0.id) < ($1.displayName, $1.id) } }
+    public var people: [Person] {
+        // Positions sorted, not the people: a move is an integer instead of a whole person
+        // (several reference counts), and a whole-schedule check sorts them every time.
+        let values = Array(personStore.values)
+        let order = values.indices.sorted { a, b in
+            let (x, y) = (values[a], values[b])
+            return x.displayName != y.displayName ? x.displayName < y.displayName : x.id < y.id
+        }
+        return order.map { values[$0] }
+    }
     /// All demand, by day then shift type.
     public var demand: [Demand] { demandStore.values.sorted(by: Demand.storageOrder) }
     /// All availability entries, by start date then person.

@@ -52,7 +52,7 @@ extension Schedule {
         // What the walk reads of the schedule, taken out first: a closure that reads `self`
         // may copy the whole schedule on each call (25 references retained and released).
         let types = shiftTypeStore
-        let zone = self.zone
+        var instants = ZoneRules.Cursor(zone)
         walk { ref in
             if ref.type != lastType {
                 lastType = ref.type
@@ -60,8 +60,8 @@ extension Schedule {
                 // checked for that before any rule runs. Such a shift would take no time.
                 minutes = types[ref.type]?.duration.minuteRange ?? (0, 0)
             }
-            let start = zone.instant(of: ref.date, minutes: minutes.start)
-            let end = zone.instant(of: ref.date, minutes: minutes.end)
+            let start = instants.instant(of: ref.date, minutes: minutes.start)
+            let end = instants.instant(of: ref.date, minutes: minutes.end)
             let shift = TimedShift(id: ref.id, type: ref.type, date: ref.date, start: start, end: end)
             if sorted, let previous = result.last, !TimedShift.timelineOrder(previous, shift) { sorted = false }
             result.append(shift)
