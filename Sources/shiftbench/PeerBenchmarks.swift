@@ -106,7 +106,8 @@ enum PeerBenchmarks {
     /// `shiftbench peers-lua --rules DIR [--sizes N]`: a profiling aid, not a figure of
     /// BENCHMARKS.md. Whole-schedule validation of one cached roster with the given rules, in
     /// process on one Lua state and on two (median of the runs), to weigh one change to a rule
-    /// or to the host at a time. Run `shiftbench peers` once first (it writes the rosters).
+    /// or to the host at a time. Run `shiftbench peers` once first (it writes the rosters). It also
+    /// gives CPU times (one state, and the peer constraints in native Swift, with their ratio).
     static func profile(runs: Int, size: Size, rulesDirectory: String) throws {
         let csv = NSTemporaryDirectory() + "shiftbench-peers/roster_\(size.label).csv"
         guard FileManager.default.fileExists(atPath: csv) else {
@@ -120,7 +121,9 @@ enum PeerBenchmarks {
         let single = try measure(runs: runs) { found = try one.validate(schedule).count }
         let parallel = try measure(runs: runs) { _ = try two.validate(schedule) }
         let cpu = try measureCPU(runs: runs) { _ = try one.validate(schedule) }
-        print("\(rules) on roster \(size.label): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), CPU \(formatTime(cpu.median)) (\(formatTime(cpu.min))–\(formatTime(cpu.max))); 2 states \(formatTime(parallel.median)); \(found) violations")
+        // The yardstick: the three peer constraints in Swift (meaningful for rules/examples/peers).
+        let native = measureCPU(runs: runs) { _ = NativePeerRules.validate(schedule) }
+        print("\(rules) on roster \(size.label): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), CPU \(formatTime(cpu.median)) (\(formatTime(cpu.min))–\(formatTime(cpu.max))); 2 states \(formatTime(parallel.median)); \(found) violations; the peer constraints in Swift: CPU \(formatTime(native.median)), Lua ÷ Swift \(String(format: "%.2fx", cpu.median / native.median))")
     }
 
     private static func engine(_ rules: String, workers: Int) throws -> RuleEngine {
