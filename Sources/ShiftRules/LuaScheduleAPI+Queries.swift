@@ -74,8 +74,9 @@ extension LuaScheduleAPI {
             return .table(LuaTable(array: days))
         }
         try method("work_run") { [unowned self] schedule, _, args in
-            guard args.isTable(1) else { throw LuaScriptError("work_run: expected { person = p, date = d [, limit = n] }") }
-            let table = try options(args, 1, "work_run")
+            let usage = "work_run: expected { person = p, date = d [, limit = n] }"
+            guard args.isTable(1) else { throw LuaScriptError(usage) }
+            let table = try options(args, 1, usage)
             let person = try personID(table["person"], "work_run: person")
             let day = try date(table["date"], "work_run: date")
             let limit = table["limit"].integerValue.map { Int($0) } ?? 3650

@@ -10,16 +10,16 @@ public struct Identifier<Entity>: Hashable, Sendable, Comparable, CustomStringCo
 
     public init(_ rawValue: UUID) { self.rawValue = rawValue }
 
-    /// Parses a UUID string in any letter case; `nil` when it is not a UUID.
-    /// Parses the 36-character form (a `String`'s own bytes, without the generic path).
+    /// Parses a UUID string (the 36-character form) in any letter case; `nil` when it is not a
+    /// UUID. Reads the string's own bytes, without Foundation's parser.
     public init?(_ string: String) {
         var string = string
         guard let uuid = string.withUTF8({ UUID(asciiBytes: $0) }) else { return nil }
         self.rawValue = uuid
     }
 
+    /// The same for any string type (a substring, say).
     public init?(_ string: some StringProtocol) {
-        // The 36-character form only, like `UUID(uuidString:)`, without Foundation's parser.
         let parsed = string.utf8.withContiguousStorageIfAvailable { UUID(asciiBytes: $0) }
             ?? Array(string.utf8).withUnsafeBufferPointer { UUID(asciiBytes: $0) }
         guard let uuid = parsed else { return nil }

@@ -20,14 +20,15 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         self.init(unchecked: year, month, day)
     }
 
-    /// Parses `YYYY-MM-DD` exactly (four-digit year, two-digit month and day).
-    /// Parses `YYYY-MM-DD` (a `String`'s own bytes, without going through the generic path).
+    /// Parses `YYYY-MM-DD` exactly (four-digit year, two-digit month and day), reading the
+    /// string's own bytes.
     public init?(_ text: String) {
         var text = text
         guard let parsed = text.withUTF8({ LocalDate(isoBytes: $0) }) else { return nil }
         self = parsed
     }
 
+    /// The same for any string type (a substring, say).
     public init?(_ text: some StringProtocol) {
         // Native strings lend their bytes (small ones from the stack): no array per parse.
         let parsed = text.utf8.withContiguousStorageIfAvailable { LocalDate(isoBytes: $0) }
