@@ -81,6 +81,12 @@ public struct ZoneRules: Sendable, Hashable {
         }
     }
 
+    /// The instants a shift of this duration dated `date` occupies.
+    public func interval(of duration: ShiftDuration, on date: LocalDate) -> InstantInterval {
+        let (start, end) = duration.minuteRange
+        return InstantInterval(start: instant(of: date, minutes: start), end: instant(of: date, minutes: end))
+    }
+
     /// The stretch of UTC seconds `[lower, upper)` around `seconds` in which the offset does not
     /// change, and that offset.
     func stretch(containing seconds: Int64) -> (lower: Int64, upper: Int64, offset: Int) {

@@ -119,10 +119,7 @@ extension Schedule {
         func admits(_ id: ShiftID, type: ShiftTypeID, date: LocalDate) -> Bool {
             if id == query.excluding { return false }
             if let interval = query.overlapping {
-                guard let duration = types[type]?.duration else { return false }
-                let (start, end) = duration.minuteRange
-                let span = InstantInterval(start: zone.instant(of: date, minutes: start), end: zone.instant(of: date, minutes: end))
-                guard span.overlaps(interval) else { return false }
+                guard let duration = types[type]?.duration, zone.interval(of: duration, on: date).overlaps(interval) else { return false }
             }
             return true
         }
@@ -296,8 +293,7 @@ extension Schedule {
             if !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
                 total += lastDuration.nominalMinutes
             } else {
-                let (start, end) = lastDuration.minuteRange
-                total += InstantInterval(start: zone.instant(of: ref.date, minutes: start), end: zone.instant(of: ref.date, minutes: end)).minutes
+                total += zone.interval(of: lastDuration, on: ref.date).minutes
             }
         }
         if source != nil {

@@ -257,8 +257,7 @@ extension Schedule {
     /// The instants a shift type occupies when it runs on `date`, in the store's time zone.
     /// Daylight saving changes make a night shift 7 or 9 hours long.
     public func interval(of duration: ShiftDuration, on date: LocalDate) -> InstantInterval {
-        let (start, end) = duration.minuteRange
-        return InstantInterval(start: zone.instant(of: date, minutes: start), end: zone.instant(of: date, minutes: end))
+        zone.interval(of: duration, on: date)
     }
 
     /// The instants a scheduled shift occupies (nil if its type is unknown, which a stored schedule never has).
