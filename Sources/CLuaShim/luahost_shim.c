@@ -763,6 +763,58 @@ static int sb_charged(lua_State *L) {
     return lua_gettop(L);
 }
 
+/* Reads the named fields of the table at `idx` in one raw pass (a read-only table's backing
+ * table): out[k] describes the value under names[k] (nil when absent), as lh_describe would.
+ * Values that live on the stack (tables, functions, others) are left on it above the previous
+ * top, so their stack indices stay valid until the caller resets the top; strings point into
+ * the Lua strings, which the table keeps alive. Returns how many entries have a key that is not
+ * one of the names (or is not a string), and *unknown is the stack index of the first such key
+ * (left on the stack) or 0; -1 when the stack cannot grow, -2 when the table has more than
+ * `limit` entries. Never raises and allocates nothing: it pushes at most n + 6 values, checked
+ * first, so a host function may call it. */
+int lh_read_fields(lua_State *L, int idx, int n, const char *const *names, const size_t *lens,
+                   int64_t limit, lh_value *out, int *unknown) {
+    *unknown = 0;
+    if (!lua_checkstack(L, n + 6)) return -1;
+    idx = lua_absindex(L, idx);
+    memset(out, 0, sizeof *out * (size_t)n); /* LH_NIL */
+    push_backing(L, idx);
+    int t = lua_gettop(L);
+    int strays = 0;
+    int64_t entries = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+        if (++entries > limit) return -2;
+        int k = n;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            size_t len;
+            const char *key = lua_tolstring(L, -2, &len);
+            for (k = 0; k < n; k++)
+                if (lens[k] == len && memcmp(names[k], key, len) == 0) break;
+        }
+        if (k == n) {
+            lua_pop(L, 1);
+            if (strays++ == 0) {
+                /* keep a copy of the key below the one the iteration goes on from */
+                lua_pushvalue(L, -1);
+                *unknown = lua_gettop(L) - 1;
+            }
+            continue;
+        }
+        int type = lua_type(L, -1);
+        if (type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TTHREAD || type == LUA_TLIGHTUSERDATA
+            || (type == LUA_TUSERDATA && to_object(L, -1) == NULL)) {
+            /* keep the value on the stack, below the key */
+            lua_rotate(L, -2, 1);
+            lh_describe(L, -2, &out[k]);
+        } else {
+            lh_describe(L, -1, &out[k]);
+            lua_pop(L, 1);
+        }
+    }
+    return strays;
+}
+
 /* ======================================================================
  * Host functions and host objects
  * ====================================================================== */

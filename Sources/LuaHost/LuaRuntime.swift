@@ -85,6 +85,8 @@ public final class LuaRuntime {
     private var classCount: Int32 = 0
     private let argTape = Tape()
     private let resultTape = Tape()
+    /// Where ``LuaArguments/withFields(_:_:_:)`` reads a table's fields.
+    let fieldScratch = FieldScratch()
     /// `makeRef`'s own (an engine makes a reference or two on every evaluation).
     private let refTape = Tape()
     private var evaluating = false
@@ -662,6 +664,11 @@ public struct LuaArguments {
     /// Converts argument `i` (tables are deep-copied; `.nil` past the end).
     public func value(_ i: Int) throws -> LuaValue {
         guard let v = raw(i) else { return .nil }
+        return try convert(v, depth: 0)
+    }
+
+    /// Converts one value this call described (a table at `depth` of the nesting limit).
+    func convert(_ v: lh_value, depth: Int) throws -> LuaValue {
         switch Int32(v.kind) {
         case LH_NIL: return .nil
         case LH_BOOLEAN: return .boolean(v.aux != 0)
@@ -675,7 +682,7 @@ public struct LuaArguments {
             return .object(LuaObject(classID: LuaClassID(rawValue: v.aux), id: v.i))
         default:
             var entries = 0
-            return try runtime.readValue(v.aux, depth: 0, entries: &entries, on: L)
+            return try runtime.readValue(v.aux, depth: depth, entries: &entries, on: L)
         }
     }
 

@@ -76,7 +76,7 @@ extension LuaScheduleAPI {
         try method("work_run") { [unowned self] schedule, _, args in
             let usage = "work_run: expected { person = p, date = d [, limit = n] }"
             guard args.isTable(1) else { throw LuaScriptError(usage) }
-            let table = try options(args, 1, usage)
+            let table = try options(args, 1, Self.workRunOptions, usage)
             let person = try personID(table["person"], "work_run: person")
             let day = try date(table["date"], "work_run: date")
             let limit = table["limit"].integerValue.map { Int($0) } ?? 3650
@@ -121,7 +121,7 @@ extension LuaScheduleAPI {
             try demand(schedule, side, try args.value(1))
         }
         try method("availability") { [unowned self] schedule, side, args in
-            try availability(schedule, side, try options(args, 1, "availability: expected a table of filters, e.g. schedule:availability{ person = p, date = d }"))
+            try availability(schedule, side, try options(args, 1, Self.availabilityOptions, "availability: expected a table of filters, e.g. schedule:availability{ person = p, date = d }"))
         }
         try method("runs") { [unowned self] schedule, side, args in
             try runs(schedule, side, try args.value(1))
@@ -158,6 +158,13 @@ extension LuaScheduleAPI {
     /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`, the method's
     /// first argument) as a `ShiftQuery`, plus the attribute values asked for. Read entry by
     /// entry, without copying the table.
+    /// The filters of `schedule:shifts{…}` and the other shift queries, read in one pass in C
+    /// (numbered in this order, the one `shiftQuery` applies them in and its error lists).
+    private static let queryFields = LuaFieldNames([
+        "person", "from", "to", "date", "type", "location", "unassigned", "limit", "order", "exclude", "overlapping", "attributes",
+    ])
+    private static let spanFields = LuaFieldNames(["starts_at", "ends_at"])
+
     private func shiftQuery(_ args: LuaArguments, _ schedule: Schedule) throws -> (ShiftQuery, ShiftFilter) {
         var query = ShiftQuery()
         var filter = ShiftFilter()
@@ -165,69 +172,82 @@ extension LuaScheduleAPI {
         guard args.isTable(1) else {
             throw LuaScriptError("shifts: expected a table of filters, e.g. schedule:shifts{ person = p, from = d }")
         }
-        try args.forEachEntry(1) { key, field in
-            guard case let .string(name) = key else { throw LuaScriptError("shifts: query keys are names") }
-            switch name {
-            case "person": query.personID = try personID(field, "shifts: person")
-            case "from": query.from = try date(field, "shifts: from")
-            case "to": query.to = try date(field, "shifts: to")
-            case "date":
-                let day = try date(field, "shifts: date")
-                query.from = day
-                query.to = day
-            case "type":
-                if case let .table(list) = field {
-                    query.shiftTypeIDs = Set(try list.array.map { try shiftTypeID($0, "shifts: type") })
-                } else {
-                    query.shiftTypeIDs = [try shiftTypeID(field, "shifts: type")]
+        try args.withFields(1, Self.queryFields) { fields in
+            if fields.strayCount > 0 {
+                guard case let .string(name) = try fields.strayKey() else { throw LuaScriptError("shifts: query keys are names") }
+                throw LuaScriptError("shifts: unknown filter '\(name)' (\(Self.queryFields.names.joined(separator: ", ")))")
+            }
+            // In the order of `queryFields`: `date` wins over `from` and `to`.
+            for k in 0..<Self.queryFields.count where !fields.isNil(k) {
+                if k == 10 {
+                    query.overlapping = try interval(fields, k, schedule)
+                    continue
                 }
-            case "location": query.locationID = try locationID(field, "shifts: location")
-            case "unassigned": query.unassignedOnly = field.isTruthy
-            case "limit":
-                guard let limit = field.integerValue, limit >= 0 else { throw LuaScriptError("shifts: limit must be a whole number") }
-                query.limit = Int(limit)
-            case "order":
-                switch field.stringValue {
-                case "oldest": query.order = .oldestFirst
-                case "newest": query.order = .newestFirst
-                default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
-                }
-            case "exclude": query.excluding = try shiftID(field, "shifts: exclude")
-            case "overlapping": query.overlapping = try interval(field, schedule)
-            case "attributes":
-                guard case let .table(table) = field, table.array.isEmpty else {
-                    throw LuaScriptError("shifts: attributes expects a table of names and values, e.g. attributes = { skill = \"nurse\" }")
-                }
-                for (key, value) in table.hash {
-                    guard case let .string(attribute) = key, let wanted = RuleSpec.attributeValue(value) else {
-                        throw LuaScriptError("shifts: attributes: each entry is a name and a string, number, boolean or list")
+                let field = try fields.value(k)
+                switch k {
+                case 0: query.personID = try personID(field, "shifts: person")
+                case 1: query.from = try date(field, "shifts: from")
+                case 2: query.to = try date(field, "shifts: to")
+                case 3:
+                    let day = try date(field, "shifts: date")
+                    query.from = day
+                    query.to = day
+                case 4:
+                    if case let .table(list) = field {
+                        query.shiftTypeIDs = Set(try list.array.map { try shiftTypeID($0, "shifts: type") })
+                    } else {
+                        query.shiftTypeIDs = [try shiftTypeID(field, "shifts: type")]
                     }
-                    filter.attributes.append((attribute, wanted))
+                case 5: query.locationID = try locationID(field, "shifts: location")
+                case 6: query.unassignedOnly = field.isTruthy
+                case 7:
+                    guard let limit = field.integerValue, limit >= 0 else { throw LuaScriptError("shifts: limit must be a whole number") }
+                    query.limit = Int(limit)
+                case 8:
+                    switch field.stringValue {
+                    case "oldest": query.order = .oldestFirst
+                    case "newest": query.order = .newestFirst
+                    default: throw LuaScriptError("shifts: order is \"oldest\" or \"newest\"")
+                    }
+                case 9: query.excluding = try shiftID(field, "shifts: exclude")
+                default:
+                    guard case let .table(table) = field, table.array.isEmpty else {
+                        throw LuaScriptError("shifts: attributes expects a table of names and values, e.g. attributes = { skill = \"nurse\" }")
+                    }
+                    for (key, value) in table.hash {
+                        guard case let .string(attribute) = key, let wanted = RuleSpec.attributeValue(value) else {
+                            throw LuaScriptError("shifts: attributes: each entry is a name and a string, number, boolean or list")
+                        }
+                        filter.attributes.append((attribute, wanted))
+                    }
                 }
-            default:
-                throw LuaScriptError("shifts: unknown filter '\(name)' (person, from, to, date, type, location, unassigned, attributes, overlapping, exclude, order, limit)")
             }
         }
         return (query, filter)
     }
 
-    /// An options table argument (`{ person = p, date = d }`) read entry by entry: copying it
-    /// into a `LuaTable` hashes every key, and a rule's check passes one on every query.
-    /// Keys other than strings are ignored, as a `LuaTable` lookup by name would.
+    /// An options table argument (`{ person = p, date = d }`) read in one pass in C, only the
+    /// names given (a rule's check passes one on every query). Other keys are ignored, as a
+    /// `LuaTable` lookup by name would.
     struct Options {
         fileprivate var entries: [(name: String, value: LuaValue)] = []
 
         subscript(_ name: String) -> LuaValue { entries.first { $0.name == name }?.value ?? .nil }
     }
 
+    private static let workRunOptions = LuaFieldNames(["person", "date", "limit"])
+    private static let availabilityOptions = LuaFieldNames(["person", "date"])
+
     /// Argument `index` as options (none when it is nil); `problem` is the error when it is
     /// something other than a table.
-    private func options(_ args: LuaArguments, _ index: Int, _ problem: @autoclosure () -> String) throws -> Options {
+    private func options(
+        _ args: LuaArguments, _ index: Int, _ names: LuaFieldNames, _ problem: @autoclosure () -> String
+    ) throws -> Options {
         var options = Options()
         if args.isNil(index) { return options }
         guard args.isTable(index) else { throw LuaScriptError(problem()) }
-        try args.forEachEntry(index) { key, value in
-            if case let .string(name) = key { options.entries.append((name, value)) }
+        try args.withFields(index, names) { fields in
+            for k in 0..<names.count where !fields.isNil(k) { options.entries.append((names.names[k], try fields.value(k))) }
         }
         return options
     }
@@ -298,23 +318,25 @@ extension LuaScheduleAPI {
         return .table(LuaTable(array: list))
     }
 
-    /// `overlapping = shift` or `overlapping = { starts_at = t1, ends_at = t2 }`.
-    private func interval(_ value: LuaValue, _ schedule: Schedule) throws -> InstantInterval {
-        switch value {
-        case let .object(object):
-            guard let (shift, side) = try fullShift(try target(object)),
+    /// `overlapping = shift` or `overlapping = { starts_at = t1, ends_at = t2 }` (field `k`; the
+    /// table's two fields are read where they are, without copying it).
+    private func interval(_ fields: LuaFields, _ k: Int, _ schedule: Schedule) throws -> InstantInterval {
+        let problem = "shifts: overlapping expects a shift or { starts_at = …, ends_at = … }"
+        guard fields.isTable(k) else {
+            guard case let .object(object) = try fields.value(k), let (shift, side) = try fullShift(try target(object)),
                   let span = (side == .after ? schedule : try self.schedule(side)).interval(of: shift) else {
-                throw LuaScriptError("shifts: overlapping expects a shift or { starts_at = …, ends_at = … }")
+                throw LuaScriptError(problem)
             }
             return span
-        case let .table(table):
-            guard let start = table["starts_at"].integerValue, let end = table["ends_at"].integerValue else {
+        }
+        var span: InstantInterval?
+        try fields.withFields(of: k, Self.spanFields) { table in
+            guard let start = try table.value(0).integerValue, let end = try table.value(1).integerValue else {
                 throw LuaScriptError("shifts: overlapping needs starts_at and ends_at (seconds since 1970)")
             }
-            return InstantInterval(start: start, end: end)
-        default:
-            throw LuaScriptError("shifts: overlapping expects a shift or { starts_at = …, ends_at = … }")
+            span = InstantInterval(start: start, end: end)
         }
+        return span!
     }
 
     /// `schedule:demand{ date = d, type = t }`: demand entries as plain tables.

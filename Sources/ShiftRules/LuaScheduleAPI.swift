@@ -478,6 +478,9 @@ final class LuaScheduleAPI {
 
     // MARK: Report
 
+    /// The fields `report{…}` reads, in the order `report` takes them.
+    private static let reportFields = LuaFieldNames(["message", "severity", "penalty", "shift", "person", "date", "related"])
+
     private func report(_ args: LuaArguments) throws {
         guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
         guard args.isTable(0) else {
@@ -487,23 +490,14 @@ final class LuaScheduleAPI {
             try sink(Report(message: message, related: []))
             return
         }
-        // The fields are read straight from the table (no copy of it is made: a report is the
-        // one call a whole-schedule check makes per finding).
+        // The fields are read where they are, in one pass in C (no copy of the table; a report
+        // is the one call a whole-schedule check makes per finding). Other keys are ignored.
         var message: String?
         var fields: (severity: LuaValue, penalty: LuaValue, shift: LuaValue, person: LuaValue, date: LuaValue, related: LuaValue) =
             (.nil, .nil, .nil, .nil, .nil, .nil)
-        try args.forEachEntry(0) { key, value in
-            guard case let .string(name) = key else { return }
-            switch name {
-            case "message": message = value.stringValue
-            case "severity": fields.severity = value
-            case "penalty": fields.penalty = value
-            case "shift": fields.shift = value
-            case "person": fields.person = value
-            case "date": fields.date = value
-            case "related": fields.related = value
-            default: break
-            }
+        try args.withFields(0, Self.reportFields) { table in
+            message = try table.value(0).stringValue
+            fields = (try table.value(1), try table.value(2), try table.value(3), try table.value(4), try table.value(5), try table.value(6))
         }
         guard let message else { throw LuaScriptError("report: 'message' is required (a string)") }
         var result = Report(message: message, related: [])

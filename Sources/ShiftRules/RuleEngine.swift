@@ -292,11 +292,12 @@ final class EngineState {
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
     private var collected: [Violation] = []
-    /// The rule running now, which `report` calls are attributed to.
-    private var currentRule: RuleInfo?
+    /// The rule running now, which `report` calls are attributed to (the rule itself: a copy of
+    /// its info would retain and release each of its strings on every call).
+    private var currentRule: LoadedRule?
     /// Receives `report{…}` for the rule running now (made once, not per call).
     private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in
-        guard let rule = currentRule else { throw LuaScriptError("report can only be called while a rule runs") }
+        guard let rule = currentRule?.info else { throw LuaScriptError("report can only be called while a rule runs") }
         // Reports live in Swift memory, outside the Lua state's cap: a rule reporting in a loop
         // is stopped (and stays stopped for the rest of the call, even if it catches the error).
         reportedBytes += report.message.utf8.count + 64
@@ -774,7 +775,7 @@ final class EngineState {
 
     /// Calls one of a rule's functions, collecting what it reports.
     private func run(_ rule: LoadedRule, _ function: LuaRef, _ arguments: [LuaValue]) throws {
-        currentRule = rule.info
+        currentRule = rule
         api.reportSink = reportCollector
         defer {
             api.reportSink = nil

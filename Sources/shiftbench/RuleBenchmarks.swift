@@ -74,6 +74,26 @@ enum RuleBenchmarks {
         print("")
     }
 
+    /// `shiftbench rules-lua [--rules DIR] [--sizes N] [--runs N]`: a profiling aid, not a figure
+    /// of BENCHMARKS.md. The additions of the `rules` suite on one generated schedule, each proposed
+    /// once and then evaluated by the rules alone (no store, no funnel, no tasks) `runs` times over,
+    /// so that a profiler (`perf record -D`, `valgrind --tool=callgrind --toggle-collect=…evaluate…`)
+    /// sees mostly the rules. Prints the evaluations' p50 and p99 per run.
+    static func profile(size: Int, mutations count: Int, runs: Int, rulesDirectory: String) throws {
+        let schedule = try Generator.schedule(shifts: size)
+        let proposals = try mutations(for: schedule, count: count).compactMap { mutation -> Proposal? in
+            guard case .scheduleShift = mutation else { return nil }
+            let (after, changes) = try schedule.applying(mutation)
+            return Proposal(mutation: mutation, changes: changes, before: schedule, after: after,
+                            user: UserProfile(userId: "b", displayName: "B"), timestamp: Date())
+        }
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [rulesDirectory]))
+        for run in 1...runs {
+            let sample = try evaluate(engine, proposals)
+            print("\(rulesDirectory) at \(size) shifts, run \(run): \(sample.seconds.count) additions evaluated, p50 \(formatTime(sample.percentile(50))), p99 \(formatTime(sample.percentile(99)))")
+        }
+    }
+
     /// A round's timings less the first 10 % (warm-up), an even count so that additions keep even places.
     private static func counted(_ timings: [Double]) -> [Double] {
         Array(timings.dropFirst(timings.count / 10 & ~1))

@@ -10,7 +10,8 @@
 // import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
 // peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
 // Python reference checker; Lua against native Swift). peers-lua --rules DIR is a profiling aid:
-// one cached roster validated in process with the given rules.
+// one cached roster validated in process with the given rules; rules-lua is another: the `rules`
+// suite's additions evaluated by the rules alone, over and over.
 // Without a suite, all run. `make bench` builds shiftctl too, which the cli suite runs.
 // Prints Markdown tables for BENCHMARKS.md on stdout; progress goes to stderr.
 import Foundation
@@ -51,10 +52,11 @@ while !arguments.isEmpty {
     case "-h", "--help":
         print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
+        print("       shiftbench rules-lua [--rules DIR] [--sizes N] [--runs N]   (profiling aid: additions evaluated by the rules alone)")
         exit(0)
-    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua": suites.append(argument)
+    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua", "rules-lua": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, peers, peers-lua)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, peers, peers-lua, rules-lua)\n".utf8))
         exit(2)
     }
 }
@@ -90,6 +92,8 @@ do {
         case "peers-lua":
             let size = sizes.map { PeerBenchmarks.sizes(near: $0).first ?? PeerBenchmarks.sizes[0] } ?? PeerBenchmarks.sizes[2]
             try PeerBenchmarks.profile(runs: runs, size: size, rulesDirectory: rulesDirectory)
+        case "rules-lua":
+            try RuleBenchmarks.profile(size: sizes?.first ?? 1_000_000, mutations: 8_000, runs: runs, rulesDirectory: rulesDirectory)
         default: break
         }
     }

@@ -134,6 +134,52 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         #expect(out[1] == "rules/test.lua:2: bad argument #1 to 'twice' (number expected, got string)")
     }
 
+    @Test func optionTablesAreReadByNameInOnePass() throws {
+        var configuration = LuaRuntime.Configuration()
+        configuration.maxTableEntries = 50
+        let rt = try LuaRuntime(configuration: configuration)
+        let names = LuaFieldNames(["person", "date", "span", "limit"])
+        let span = LuaFieldNames(["starts_at", "ends_at"])
+        // Returns the fields it knows, how many others there were and the first of them, and
+        // the two fields of `span` read where they are.
+        try rt.registerFunction(name: "opts") { args in
+            var out: [LuaValue] = []
+            try args.withFields(0, names) { fields in
+                out = [try fields.value(0), try fields.value(1), try fields.value(3), .integer(Int64(fields.strayCount)), try fields.strayKey()]
+                #expect(fields.isNil(2) == !fields.isTable(2))
+                if fields.isTable(2) {
+                    try fields.withFields(of: 2, span) { inner in out += [try inner.value(0), try inner.value(1)] }
+                }
+            }
+            return out
+        }
+        #expect(try eval(rt, "return opts{ person = 'ann', date = '2026-01-01', limit = 3 }") == ["ann", "2026-01-01", 3, 0, .nil])
+        #expect(try eval(rt, "return opts{}") == [.nil, .nil, .nil, 0, .nil])
+        let stray = try eval(rt, "return opts{ person = 'ann', colour = 'red' }")
+        #expect(stray == ["ann", .nil, .nil, 1, "colour"])
+        #expect(try eval(rt, "return opts{ [1] = 'x' }")[3...] == [1, 1])
+        // A nested table is read the same way; its other keys are left alone.
+        #expect(try eval(rt, "return opts{ span = { starts_at = 10, ends_at = 20, x = 1 }, limit = 1.0 }")
+            == [.nil, .nil, .number(1.0), 0, .nil, 10, 20])
+        // Strings and tables stay valid while the body runs, whatever else was read after them.
+        #expect(try eval(rt, "local t = { span = {}, person = ('a'):rep(100) }; return select(1, opts(t))")[0] == .string(String(repeating: "a", count: 100)))
+        // A read-only table is read through to what it holds.
+        let frozen = try rt.makeRef(["person": "bob", "limit": 2])
+        try rt.freeze(frozen, name: "options")
+        try rt.setGlobal("frozen", .reference(frozen))
+        #expect(try eval(rt, "return opts(frozen)") == ["bob", .nil, 2, 0, .nil])
+        // Not a table, a nested field that is not a table, and too many entries: errors.
+        #expect(try eval(rt, "return pcall(opts, 5)")[1] == "bad argument #1 to 'opts' (table expected, got number)")
+        try rt.registerFunction(name: "inner") { args in
+            try args.withFields(0, names) { fields in try fields.withFields(of: 2, span) { _ in } }
+            return []
+        }
+        #expect(try eval(rt, "return pcall(inner, { span = 3 })")[1] == "'span' must be a table")
+        let big = try eval(rt, "local t = {}; for i = 1, 60 do t['k' .. i] = i end; return pcall(opts, t)")
+        #expect(big[0] == false)
+        #expect(big[1].stringValue?.contains("more than 50 entries") == true)
+    }
+
     @Test func functionsCanLiveInHostTables() throws {
         let rt = try LuaRuntime()
         let cal = try rt.newTable()

@@ -107,6 +107,57 @@ import Testing
         #expect(s.minutesWorked(by: f.carol.id, from: date("2026-03-27"), to: date("2026-03-27")) == 1440)
     }
 
+    /// `workRun` and `minutesWorked` walk the person index once (a window around the date, the
+    /// durations of a few type numbers remembered); here they are checked against their
+    /// definitions, day by day and shift by shift, on random rosters with five shift types
+    /// (more than the minutes walk remembers at once) around a daylight-saving change.
+    @Test func workRunsAndMinutesMatchTheirDefinitionsOnRandomRosters() throws {
+        var rng = SystemRandomNumberGenerator()
+        let types = [f.day, f.night, f.office] + (0..<2).map { n in
+            ShiftType(id: ShiftTypeID(uuid(20 + n)), symbol: "T\(n)", title: "T\(n)", duration: ShiftDuration(n == 0 ? "06:00-14:00" : "22:00-06:00")!)
+        }
+        let start = date("2026-03-01")
+        for round in 0..<20 {
+            var shifts: [ScheduledShift] = []
+            var n = 1000
+            // Runs of worked days of random lengths (up to 40), some days with two shifts.
+            var day = 0
+            while day < 120 {
+                for _ in 0..<Int.random(in: 1...40, using: &rng) where day < 120 {
+                    for _ in 0..<(Int.random(in: 0..<6, using: &rng) == 0 ? 2 : 1) {
+                        n += 1
+                        let type = types[Int.random(in: 0..<types.count, using: &rng)]
+                        shifts.append(ScheduledShift(id: ShiftID(uuid(n)), shiftTypeID: type.id, date: start.adding(days: day), personID: f.bob.id))
+                    }
+                    day += 1
+                }
+                day += Int.random(in: 1...3, using: &rng)
+            }
+            let s = try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"), locations: [f.ward], shiftTypes: types, people: [f.bob, f.carol], shifts: shifts)
+            let worked = Set(shifts.map(\.date))
+            for offset in stride(from: -2, through: 125, by: 3) {
+                let d = start.adding(days: offset)
+                for limit in [0, 1, 2, 6, 7, 9, 33, 3650] {
+                    var expected: ClosedRange<LocalDate>?
+                    if worked.contains(d) {
+                        var first = d, last = d
+                        while first.days(to: d) < limit, worked.contains(first.adding(days: -1)) { first = first.adding(days: -1) }
+                        while d.days(to: last) < limit, worked.contains(last.adding(days: 1)) { last = last.adding(days: 1) }
+                        expected = first...last
+                    }
+                    #expect(s.workRun(of: f.bob.id, containing: d, limit: limit) == expected, "round \(round): \(d), limit \(limit)")
+                }
+                for length in [0, 6, 40] {
+                    let to = d.adding(days: length)
+                    let expected = shifts.filter { $0.date >= d && $0.date <= to }.reduce(0) { $0 + s.interval(of: $1)!.minutes }
+                    #expect(s.minutesWorked(by: f.bob.id, from: d, to: to) == expected, "round \(round): \(d)…\(to)")
+                }
+            }
+            #expect(s.workRun(of: f.carol.id, containing: start, limit: 7) == nil)
+            #expect(s.minutesWorked(by: f.carol.id, from: start, to: start.adding(days: 200)) == 0)
+        }
+    }
+
     @Test func indexesFollowUpdates() async throws {
         let (store, _) = try await f.store()
         let shift = f.shift(1, f.day, "2026-03-02", f.bob)

@@ -163,6 +163,9 @@ void lh_ref_source(lua_State *L, int ref, char *buf, size_t n);
 /* ---- reading arguments inside a callback -------------------------------- */
 /* Describes stack value idx into *v without raising. */
 void lh_describe(lua_State *L, int idx, lh_value *v);
+/* Reads the string-keyed fields `names` of the table at idx in one raw pass (see the shim). */
+int lh_read_fields(lua_State *L, int idx, int n, const char *const *names, const size_t *lens,
+                   int64_t limit, lh_value *out, int *unknown);
 
 #ifdef __cplusplus
 }

@@ -241,14 +241,7 @@ extension Schedule {
     /// on it). A shift counts for the date it starts on. The walk stops after `limit` days each
     /// way, so a caller that only cares about "more than n" pays for n.
     public func workRun(of person: PersonID, containing date: LocalDate, limit: Int = 3650) -> ClosedRange<LocalDate>? {
-        guard source != nil else {
-            guard works(person, on: date) else { return nil }
-            var first = date
-            var last = date
-            while first.days(to: date) < limit, works(person, on: first.adding(days: -1)) { first = first.adding(days: -1) }
-            while date.days(to: last) < limit, works(person, on: last.adding(days: 1)) { last = last.adding(days: 1) }
-            return first...last
-        }
+        guard source != nil else { return heldWorkRun(of: person, containing: date, limit: limit) }
         // Over a source: the worked days a window at a time, widened while the run reaches its edge.
         var window = 14
         while true {
@@ -268,6 +261,35 @@ extension Schedule {
 }
 
 extension Schedule {
+    /// `workRun` in memory: the worked days of a window around `date` in one walk along the
+    /// person's index (not a walk down it per day), the window widened while the run reaches
+    /// its edge.
+    private func heldWorkRun(of person: PersonID, containing date: LocalDate, limit: Int) -> ClosedRange<LocalDate>? {
+        let center = Int(date.dayNumber)
+        var window = Swift.min(Swift.max(limit, 0), 8)
+        var days: [Int] = []
+        while true {
+            // The worked days from center - window - 1 to center + window + 1, in order.
+            days.removeAll(keepingCapacity: true)
+            index.forEachShift(of: person, from: date.adding(days: -window - 1), to: date.adding(days: window + 1)) { ref in
+                let day = Int(ref.date.dayNumber)
+                if days.last != day { days.append(day) }
+                return true
+            }
+            guard let at = days.firstIndex(of: center) else { return nil }
+            var first = at
+            var last = at
+            while first > 0, center - days[first] < limit, days[first - 1] == days[first] - 1 { first -= 1 }
+            while last < days.count - 1, days[last] - center < limit, days[last + 1] == days[last] + 1 { last += 1 }
+            // A run that reaches a day the window did not cover all around may go on past it.
+            let open = days[first] == center - window - 1 || days[last] == center + window + 1
+            if !open || window >= limit {
+                return date.adding(days: days[first] - center)...date.adding(days: days[last] - center)
+            }
+            window = Swift.min(limit, window * 4)
+        }
+    }
+
     /// The real minutes a person works in shifts starting from `from` to `to` (inclusive):
     /// a walk over their date-sorted index with no lookup per shift, and time-zone arithmetic only
     /// for the shifts within a day or two of a daylight-saving change.
@@ -277,31 +299,55 @@ extension Schedule {
         // of them lasts its nominal length; only one near a change is placed in the zone.
         let changes = zone.transitions(from: zone.instant(of: from, minutes: -1440), to: zone.instant(of: to, minutes: 2 * 1440))
         var total = 0
-        var lastType: ShiftTypeID?
-        var lastDuration = ShiftDuration.allDay
         // `add` reads locals: reading `self` there can copy the whole schedule per call.
         let types = shiftTypeStore
         let zone = self.zone
-        func add(_ ref: ShiftReference) {
-            if ref.type != lastType, let type = types[ref.type] {
-                lastType = ref.type
-                lastDuration = type.duration
-            }
+        func add(_ date: LocalDate, _ duration: ShiftDuration) {
             // A shift runs within two days of local time from its date's midnight; no offset is
             // a day or more, so its instants lie within (midnight - 2 days, midnight + 3 days].
-            let midnight = Int64(ref.date.dayNumber) * 86_400
+            let midnight = Int64(date.dayNumber) * 86_400
             if !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
-                total += lastDuration.nominalMinutes
+                total += duration.nominalMinutes
             } else {
-                total += zone.interval(of: lastDuration, on: ref.date).minutes
+                total += zone.interval(of: duration, on: date).minutes
             }
         }
         if source != nil {
-            shiftReferences(of: person, from: from, to: to).forEach(add)
+            var lastType: ShiftTypeID?
+            var lastDuration = ShiftDuration.allDay
+            for ref in shiftReferences(of: person, from: from, to: to) {
+                if ref.type != lastType, let type = types[ref.type] {
+                    lastType = ref.type
+                    lastDuration = type.duration
+                }
+                add(ref.date, lastDuration)
+            }
         } else {
-            index.forEachShift(of: person, from: from, to: to) { ref in
-                add(ref)
-                return true
+            // The index's entries as they are: a type number each, whose duration is looked up
+            // once per number (a rotation's types take turns week by week).
+            var known: (UInt32, ShiftDuration)?, other: (UInt32, ShiftDuration)?, third: (UInt32, ShiftDuration)?
+            let index = self.index
+            index.forEachEntry(of: person, from: from, to: to) { date, number in
+                let duration: ShiftDuration
+                if let known, known.0 == number {
+                    duration = known.1
+                } else if let hit = other, hit.0 == number {
+                    duration = hit.1
+                    other = known
+                    known = hit
+                } else if let hit = third, hit.0 == number {
+                    duration = hit.1
+                    third = other
+                    other = known
+                    known = hit
+                } else {
+                    // A type that is gone counts as the last one seen did before (as over a source).
+                    duration = types[index.typeID(number: number)]?.duration ?? known?.1 ?? .allDay
+                    third = other
+                    other = known
+                    known = (number, duration)
+                }
+                add(date, duration)
             }
         }
         return total

@@ -147,6 +147,19 @@ struct ShiftIndex: Sendable {
         }
     }
 
+    /// Calls `body` with the date and type number of each of a person's shifts dated `from` up to
+    /// `to` (inclusive), in (date, id) order: `forEachShift(of:from:to:)` without making a
+    /// reference of each entry (see `typeID(number:)`).
+    func forEachEntry(of person: PersonID, from: LocalDate, to: LocalDate, _ body: (LocalDate, UInt32) -> Void) {
+        for key in byPerson.elements(from: { $0.person < person || ($0.person == person && $0.date < from) }) {
+            guard key.person == person && key.date <= to else { return }
+            body(key.date, key.type)
+        }
+    }
+
+    /// The shift type an entry's type number stands for.
+    func typeID(number: UInt32) -> ShiftTypeID { typeNumbers.ids[Int(number)] }
+
     /// Whether a person has a shift dated `date`.
     func hasShift(of person: PersonID, on date: LocalDate) -> Bool {
         var found = false

@@ -103,7 +103,8 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
     }
 
     func contains(_ element: Element) -> Bool {
-        guard var node = root else { return false }
+        guard let root else { return false }
+        unowned(unsafe) var node = root
         while !node.isLeaf { node = node.children[node.slot(for: element)].takeUnretainedValue() }
         let low = partitionPoint(node.elements, node.used) { $0 < element }
         return low < node.used && node.elements[low] == element
@@ -119,7 +120,10 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
     /// The first element for which `below` does not hold: its position, its leaf and its offset
     /// there (nil when there is none).
     private func descend(_ below: (Element) -> Bool) -> (position: Int, leaf: Node, offset: Int)? {
-        guard var node = root else { return nil }
+        guard let root else { return nil }
+        // The walk holds no references of its own (no retain and release per level): the tree
+        // holds its nodes for as long as the walk lasts.
+        unowned(unsafe) var node = root
         var position = 0
         while !node.isLeaf {
             let slot = partitionPoint(node.lasts, node.used, below)
@@ -141,7 +145,7 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
 
     /// The leaf holding `position` and the position's offset in it.
     private func leaf(containing position: Int) -> (Node, Int) {
-        var node = root!
+        unowned(unsafe) var node = root!
         var offset = position
         while !node.isLeaf {
             var child = 0
@@ -210,10 +214,12 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
 
     /// A walk over a range of positions that descends from the root once per leaf, not per element.
     struct Elements: Sequence, IteratorProtocol {
+        /// Holds the nodes for as long as the walk lasts (a change to the tree copies the ones it
+        /// changes), so the walk's leaf is held without a reference count of its own.
         let tree: SortedTree
         var position: Int
         let end: Int
-        private var leaf: Node?
+        private unowned(unsafe) var leaf: Node?
         private var offset = 0
         private var leafEnd = 0
 
