@@ -323,8 +323,9 @@ extension LuaScheduleAPI {
     private func interval(_ fields: LuaFields, _ k: Int, _ schedule: Schedule) throws -> InstantInterval {
         let problem = "shifts: overlapping expects a shift or { starts_at = …, ends_at = … }"
         guard fields.isTable(k) else {
+            // (Not `(side == .after ? schedule : …).interval`: choosing between two schedules copies one.)
             guard case let .object(object) = try fields.value(k), let (shift, side) = try fullShift(try target(object)),
-                  let span = (side == .after ? schedule : try self.schedule(side)).interval(of: shift) else {
+                  let span = side == .after ? schedule.interval(of: shift) : try box(side).interval(of: shift) else {
                 throw LuaScriptError(problem)
             }
             return span

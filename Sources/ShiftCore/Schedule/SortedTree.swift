@@ -139,12 +139,13 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
     /// The element at `position` (0 ..< count).
     subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "SortedTree position out of range")
-        let (leaf, offset) = leaf(containing: position)
-        return leaf.elements[offset]
+        let (elements, _, offset) = leafElements(containing: position)
+        return elements[offset]
     }
 
-    /// The leaf holding `position` and the position's offset in it.
-    private func leaf(containing position: Int) -> (Node, Int) {
+    /// The elements of the leaf holding `position`, how many it holds, and the position's offset
+    /// there: valid while the tree holds the leaf (no reference to it is taken).
+    private func leafElements(containing position: Int) -> (UnsafePointer<Element>, Int, Int) {
         unowned(unsafe) var node = root!
         var offset = position
         while !node.isLeaf {
@@ -155,7 +156,7 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
             }
             node = node.children[child].takeUnretainedValue()
         }
-        return (node, offset)
+        return (UnsafePointer(node.elements), node.used, offset)
     }
 
     /// Calls `body` with the elements at `range`'s positions, in order.
@@ -215,11 +216,12 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
     /// A walk over a range of positions that descends from the root once per leaf, not per element.
     struct Elements: Sequence, IteratorProtocol {
         /// Holds the nodes for as long as the walk lasts (a change to the tree copies the ones it
-        /// changes), so the walk's leaf is held without a reference count of its own.
+        /// changes), so the walk reads its leaf's elements through a plain pointer: no reference
+        /// count is touched per element or per leaf.
         let tree: SortedTree
         var position: Int
         let end: Int
-        private unowned(unsafe) var leaf: Node?
+        private var leaf: UnsafePointer<Element>?
         private var offset = 0
         private var leafEnd = 0
 
@@ -234,7 +236,7 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
             self.tree = tree
             self.position = position
             self.end = end
-            self.leaf = leaf
+            self.leaf = UnsafePointer(leaf.elements)
             self.offset = offset
             self.leafEnd = Swift.min(leaf.used, offset + (end - position))
         }
@@ -242,16 +244,16 @@ struct SortedTree<Element: Comparable>: @unchecked Sendable {
         mutating func next() -> Element? {
             if offset == leafEnd {
                 guard position < end else { return nil }
-                let (node, start) = tree.leaf(containing: position)
-                leaf = node
+                let (elements, used, start) = tree.leafElements(containing: position)
+                leaf = elements
                 offset = start
-                leafEnd = Swift.min(node.used, start + (end - position))
+                leafEnd = Swift.min(used, start + (end - position))
             }
             defer {
                 offset += 1
                 position += 1
             }
-            return leaf!.elements[offset]
+            return leaf![offset]
         }
     }
 }
