@@ -24,6 +24,8 @@ struct lh_runtime {
     char ex_chunk[LUA_IDSIZE]; int ex_line;
     int64_t pattern_limit;
     unsigned eval_id, random_eval;
+    /* the check a host driver marked as running (lh_new_marker), 0 when none */
+    int mark;
     /* require */
     char **roots; char **root_names; int nroots;
     /* callbacks */

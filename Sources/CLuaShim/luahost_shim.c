@@ -179,6 +179,7 @@ static void begin_eval(lh_runtime *rt) {
     rt->alloc_acc = 0;
     rt->gran = rt->budget < 1000 ? (rt->budget < 1 ? 1 : (int)rt->budget) : 1000;
     rt->deadline = rt->time_limit > 0 ? lh_now() + rt->time_limit : 0;
+    rt->mark = 0;
     lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, rt->gran);
     rt->active = 1;
 }
@@ -1032,6 +1033,37 @@ int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *v
 }
 
 struct fn_params { int64_t fnid; const char *name; int ref; int32_t cls; int caches; };
+
+/* A host driver's marker (see lh_new_marker): mark(n) records that check n runs now and gives
+ * it a whole budget and time limit of its own, as if it had been called alone; an exhausted
+ * evaluation stays exhausted. */
+static int marker(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    rt->mark = (int)lua_tointegerx(L, 1, NULL);
+    if (!rt->exhausted) {
+        rt->remaining = rt->budget;
+        rt->deadline = rt->time_limit > 0 ? lh_now() + rt->time_limit : 0;
+    }
+    return 0;
+}
+
+static int new_marker_entry(lua_State *L) {
+    int *ref = (int *)lua_touserdata(L, 1);
+    lua_pushcfunction(L, marker);
+    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_new_marker(lua_State *L, int *ref) {
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, new_marker_entry);
+    lua_pushlightuserdata(L, ref);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    return map_status(st);
+}
+
+int lh_mark(lh_runtime *rt) { return rt->mark; }
 
 static int new_function_entry(lua_State *L) {
     struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);

@@ -302,6 +302,19 @@ public final class LuaRuntime {
         return LuaRef(ref: ref, owner: owner)
     }
 
+    /// A function for a host driver (Lua code of the host's own) that runs several checks in
+    /// one call: `mark(n)` before check `n` records it (``currentMark``) and gives it a whole
+    /// budget and time limit of its own, as if it had been called alone. An exhausted call stays
+    /// exhausted. Never hand it to a plugin: a plugin holding it could renew its own budget.
+    public func makeMarker() throws -> LuaRef {
+        var ref: Int32 = 0
+        guard lh_new_marker(L, &ref) == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    /// The check a driver marked last in the current (or last) call, 0 when none.
+    public var currentMark: Int { Int(lh_mark(rt)) }
+
     /// A new empty table.
     public func newTable() throws -> LuaRef {
         var ref: Int32 = 0

@@ -1,7 +1,8 @@
 /// Lua code every plugin sees in its (read-only) base environment: the constructors that mark
 /// what a plugin file returns. `each` is the host's own driver (not given to plugins): it calls a
-/// rule's check for a whole list of changes in one call into Lua; `each_person` is the driver of
-/// the person phase, which wraps each person's timeline (see LuaScheduleAPI+Timeline).
+/// rule's check for a whole list of changes in one call into Lua; `each_rule` calls every rule's
+/// check for one change in one call; `each_person` is the driver of the person phase, which wraps
+/// each person's timeline (see LuaScheduleAPI+Timeline).
 enum Prelude {
     static let source = #"""
     local function marker(kind)
@@ -16,6 +17,15 @@ enum Prelude {
     local function each(check, changes, schedule, report, params)
       for i = 1, #changes do
         check(changes[i], schedule, report, params)
+      end
+    end
+    -- One change checked by several rules in one call: rules is a flat list (check, params, …);
+    -- mark(k) before the k-th rule records it (its reports and errors are its own) and gives it
+    -- a whole budget of its own. mark is the host's, never a plugin's.
+    local function each_rule(rules, change, schedule, report, mark)
+      for i = 1, #rules, 2 do
+        mark((i + 1) // 2)
+        rules[i](change, schedule, report, rules[i + 1])
       end
     end
     local type, setmetatable, rawset = type, setmetatable, rawset
@@ -39,6 +49,7 @@ enum Prelude {
         fn(person, shifts, schedule, report, params)
       end
     end
-    return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each, each_person = each_person }
+    return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each, each_rule = each_rule,
+             each_person = each_person }
     """#
 }

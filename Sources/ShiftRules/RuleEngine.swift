@@ -280,11 +280,15 @@ final class EngineState {
     var rules: [LoadedRule] = [] {
         didSet {
             checkers = [:]
+            checkerLists = [:]
             for rule in rules where rule.check != nil && rule.info.enabled {
                 for entity in rule.triggers { checkers[entity, default: []].append(rule) }
             }
         }
     }
+    /// For each entity, its checking rules as the driver `each_rule` takes them (check, params,
+    /// …), made on first use.
+    private var checkerLists: [EntityKind: LuaValue] = [:]
     /// The enabled rules with a `check`, by the entity whose changes they check (in id order):
     /// what a mutation runs, without sifting every rule on every mutation.
     private var checkers: [EntityKind: [LoadedRule]] = [:]
@@ -297,11 +301,13 @@ final class EngineState {
     private var currentRule: LoadedRule?
     /// Receives `report{…}` for the rule running now (made once, not per call).
     private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in
-        guard let rule = currentRule?.info else { throw LuaScriptError("report can only be called while a rule runs") }
+        guard let running = currentRule ?? markedRule else { throw LuaScriptError("report can only be called while a rule runs") }
+        let rule = running.info
         // Reports live in Swift memory, outside the Lua state's cap: a rule reporting in a loop
         // is stopped (and stays stopped for the rest of the call, even if it catches the error).
         reportedBytes += report.message.utf8.count + 64
         guard collected.count < Self.maxReports, reportedBytes <= Self.maxReportBytes else {
+            if !reportOverflow { overflowRule = running }
             reportOverflow = true
             throw LuaScriptError(Self.overflowMessage)
         }
@@ -313,6 +319,8 @@ final class EngineState {
     /// What has been reported in this evaluation, and whether a rule went over the limits.
     private var reportedBytes = 0
     private var reportOverflow = false
+    /// The rule whose reports went over the limits first.
+    private var overflowRule: LoadedRule?
     /// Limits on what one evaluation may report (violations are held in Swift memory).
     static let maxReports = 200_000
     static let maxReportBytes = 32 << 20
@@ -351,6 +359,12 @@ final class EngineState {
     }
     /// The prelude's `each(check, changes, …)`: one call into Lua per rule and chunk of changes.
     private var driver: LuaRef!
+    /// The prelude's `each_rule(rules, change, …)` and the marker it calls before each rule: one
+    /// call into Lua checks one change with every rule.
+    private var ruleDriver: LuaRef!
+    private var marker: LuaValue = .nil
+    /// The rules of the `each_rule` call running now, which its marks number from 1.
+    private var markedRules: [LoadedRule] = []
     /// The prelude's `each_person(validate_person, people, …)` and the host functions it hands
     /// each timeline (columns, shift views).
     private var personDriver: LuaRef!
@@ -393,6 +407,11 @@ final class EngineState {
             throw RuleError.runtimeSetup(message: "the prelude has no person driver")
         }
         personDriver = eachPerson
+        guard case let .function(eachRule) = try runtime.field(prelude, "each_rule") else {
+            throw RuleError.runtimeSetup(message: "the prelude has no rule driver")
+        }
+        ruleDriver = eachRule
+        marker = .function(try runtime.makeMarker())
         (timelineColumn, timelineShift) = try api.makeTimelineFunctions()
         for name in ["rule", "rotation", "script"] {
             try runtime.setGlobal(name, try runtime.field(prelude, name))
@@ -494,6 +513,7 @@ final class EngineState {
         collected = []
         reportedBytes = 0
         reportOverflow = false
+        overflowRule = nil
         defer {
             api.end()
             collected = []
@@ -524,10 +544,14 @@ final class EngineState {
                 schedule = shared ? .reference(try runtime.makeRef(api.scheduleObject())) : api.scheduleObject()
             }
             if changes.count == 1 {
-                // One change (a mutation's usual case): each rule's check is called with it
-                // directly, without a list and the driver's loop. One change object for all the
-                // rules, so the fields one rule reads are remembered for the next.
+                // One change (a mutation's usual case): one change object for all the rules, so
+                // the fields one rule reads are remembered for the next.
                 let object = api.changeObject(changes[0], validating: false)
+                if only == nil, clearance == nil, checking.count > 1 {
+                    // Every rule's check in one call into Lua (each with a budget of its own).
+                    try runEach(checking, entity, [object, schedule!, api.reportFunction, marker])
+                    continue
+                }
                 let change = shared ? .reference(try runtime.makeRef(object)) : object
                 for rule in checking where !(clearance?.skips(rule.id, changes[0]) ?? false) {
                     try run(rule, rule.check!, [change, schedule!, api.reportFunction, .reference(rule.params)])
@@ -610,6 +634,7 @@ final class EngineState {
         collected = []
         reportedBytes = 0
         reportOverflow = false
+        overflowRule = nil
         defer {
             api.end()
             collected = []
@@ -771,6 +796,40 @@ final class EngineState {
         for rule in phased {
             try run(rule, rule.validate!, [scheduleObject, api.reportFunction, .reference(rule.params)])
         }
+    }
+
+    /// Calls every rule of `rules` (the checkers of `entity`) on one change in one call, through
+    /// `each_rule`: what each reports, and an error, are the marked rule's.
+    private func runEach(_ rules: [LoadedRule], _ entity: EntityKind, _ arguments: [LuaValue]) throws {
+        let list: LuaValue
+        if let made = checkerLists[entity] {
+            list = made
+        } else {
+            list = .reference(try runtime.makeRef(.table(LuaTable(array: rules.flatMap { [.function($0.check!), .reference($0.params)] }))))
+            checkerLists[entity] = list
+        }
+        markedRules = rules
+        api.reportSink = reportCollector
+        defer {
+            api.reportSink = nil
+            markedRules = []
+        }
+        do {
+            _ = try runtime.call(ruleDriver, [list] + arguments)
+        } catch {
+            // Before the first mark (out of memory, say) the failure is the first rule's.
+            let rule = markedRule ?? rules[0]
+            throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
+        }
+        if reportOverflow, let rule = overflowRule {
+            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+        }
+    }
+
+    /// The rule `each_rule` marked last (nil outside it).
+    private var markedRule: LoadedRule? {
+        let mark = runtime.currentMark
+        return mark >= 1 && mark <= markedRules.count ? markedRules[mark - 1] : nil
     }
 
     /// Calls one of a rule's functions, collecting what it reports.

@@ -104,6 +104,70 @@ import ShiftCore
         #expect(repository.snapshot == before)
     }
 
+    /// A change that several rules check is checked by all of them in one call into Lua: each
+    /// rule still has a budget of its own, its own reports, and an error that names it.
+    @Test func rulesCheckingOneChangeInOneCallKeepTheirOwnBudgetsReportsAndErrors() async throws {
+        func burner(_ id: String) -> String {
+            """
+            return rule {
+              id = "\(id)", summary = "Busy.", on = { "shift" },
+              check = function(change, schedule, report)
+                local n = 0
+                for i = 1, 200000 do n = n + i end
+                report{ message = "\(id) done", shift = change.after, severity = "warning" }
+              end,
+            }
+            """
+        }
+        let busy = try RuleFolder(["a.lua": burner("a"), "b.lua": burner("b"), "c.lua": burner("c")])
+        let limits = LuaRuntime.Configuration(memoryLimit: 32 << 20, instructionBudget: 1_000_000, timeLimit: .seconds(2))
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [busy.path], now: { fixedNow }, limits: limits))
+        let (store, _) = try await w.store(engine)
+        let base = await store.schedule
+        let mutation = Mutation.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob))
+        let (after, changes) = try base.applying(mutation)
+        let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: after,
+                                user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow)
+        // Each loop alone is well within the budget; the three together are not.
+        let violations = try engine.evaluate(proposal)
+        #expect(violations.map(\.ruleID) == ["a", "b", "c"])
+        #expect(violations.map(\.message) == ["a done", "b done", "c done"])
+
+        // An error, and a runaway, are the rule's that raised them, not the first one's.
+        let failing = try RuleFolder(["a.lua": burner("a"), "b.lua": """
+            return rule {
+              id = "b", summary = "Fails.", on = { "shift" },
+              check = function(change) return change.after.nonexistent_field end,
+            }
+            """, "c.lua": """
+            return rule {
+              id = "c", summary = "Never ends.", on = { "shift" },
+              check = function(change) while true do pcall(function() while true do end end) end end,
+            }
+            """])
+        let broken = try RuleEngine(RuleEngineConfiguration(directories: [failing.path], now: { fixedNow }, limits: limits))
+        #expect(throws: RuleError.self) { try broken.evaluate(proposal) }
+        do {
+            _ = try broken.evaluate(proposal)
+        } catch {
+            #expect("\(error)".contains("b.lua:3: rule b failed: a shift has no field 'nonexistent_field'"), "\(error)")
+        }
+        let runaway = try RuleFolder(["a.lua": burner("a"), "c.lua": """
+            return rule {
+              id = "c", summary = "Never ends.", on = { "shift" },
+              check = function(change) while true do pcall(function() while true do end end) end end,
+            }
+            """])
+        let stuck = try RuleEngine(RuleEngineConfiguration(directories: [runaway.path], now: { fixedNow }, limits: limits))
+        do {
+            _ = try stuck.evaluate(proposal)
+            Issue.record("a runaway rule must fail")
+        } catch {
+            #expect("\(error)".contains("c.lua:3") && "\(error)".contains("rule c"), "\(error)")
+            #expect("\(error)".contains("budget"), "\(error)")
+        }
+    }
+
     @Test func aRunawayRuleIsStoppedAndTheStoreStillWorks() async throws {
         let folder = try RuleFolder(["loop.lua": """
             return rule {

@@ -136,6 +136,11 @@ int lh_rawset_field(lua_State *L, int tref, const char *key, size_t keylen, cons
 int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *value);
 /* Makes a new host function (trampoline closure) with id `fnid`; *ref receives it. */
 int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref);
+/* A function for host drivers that run several checks in one call: mark(n) before check n
+ * records it (lh_mark) and renews the budget and time limit for it. Never hand it to a plugin. */
+int lh_new_marker(lua_State *L, int *ref);
+/* The check last marked in the current (or last) call, 0 when none. */
+int lh_mark(lh_runtime *rt);
 /* Registers a host object class: userdata views whose __index reads the class's static
  * fields first, then calls the host function `index_fnid` with (object, key). With
  * `caches_fields`, each object keeps the fields the host served (not tables) until
