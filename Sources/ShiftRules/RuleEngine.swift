@@ -537,6 +537,14 @@ final class EngineState {
                 rules.filter { $0.check != nil && $0.triggers.contains(entity) && $0.id == only }
             } ?? checkers[entity, default: []]
             guard !checking.isEmpty else { continue }
+            if changes.count == 1, only == nil, clearance == nil, checking.count > 1 {
+                // One change (a mutation's usual case) that several rules check: every rule's
+                // check in one call into Lua (each with a budget of its own), with one change
+                // object, so the fields one rule reads are remembered for the next.
+                let object = api.changeObject(changes[0], validating: false)
+                try runEach(checking, entity, [object, schedule ?? api.scheduleObject(), api.reportFunction, marker])
+                continue
+            }
             // Values used by several calls are stored once; for a single call they are passed as
             // they are (a registry reference costs more than pushing them once).
             let shared = checking.count > 1 || changes.count > Self.chunkSize
@@ -544,14 +552,7 @@ final class EngineState {
                 schedule = shared ? .reference(try runtime.makeRef(api.scheduleObject())) : api.scheduleObject()
             }
             if changes.count == 1 {
-                // One change (a mutation's usual case): one change object for all the rules, so
-                // the fields one rule reads are remembered for the next.
                 let object = api.changeObject(changes[0], validating: false)
-                if only == nil, clearance == nil, checking.count > 1 {
-                    // Every rule's check in one call into Lua (each with a budget of its own).
-                    try runEach(checking, entity, [object, schedule!, api.reportFunction, marker])
-                    continue
-                }
                 let change = shared ? .reference(try runtime.makeRef(object)) : object
                 for rule in checking where !(clearance?.skips(rule.id, changes[0]) ?? false) {
                     try run(rule, rule.check!, [change, schedule!, api.reportFunction, .reference(rule.params)])
