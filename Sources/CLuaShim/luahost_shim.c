@@ -1054,14 +1054,19 @@ static int new_marker_entry(lua_State *L) {
     return 0;
 }
 
-int lh_new_marker(lua_State *L, int *ref) {
+/* Runs `entry`, which stores a new registry reference through its light userdata argument,
+ * in protected mode. */
+static int protected_ref(lua_State *L, lua_CFunction entry, int *ref) {
+    *ref = LUA_NOREF;
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, new_marker_entry);
+    lua_pushcfunction(L, entry);
     lua_pushlightuserdata(L, ref);
     int st = lua_pcall(L, 1, 0, 0);
     if (st != LUA_OK) lua_pop(L, 1);
     return map_status(st);
 }
+
+int lh_new_marker(lua_State *L, int *ref) { return protected_ref(L, new_marker_entry, ref); }
 
 int lh_mark(lh_runtime *rt) { return rt->mark; }
 
@@ -1175,15 +1180,7 @@ static int new_table_entry(lua_State *L) {
     return 0;
 }
 
-int lh_new_table(lua_State *L, int *ref) {
-    *ref = LUA_NOREF;
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, new_table_entry);
-    lua_pushlightuserdata(L, ref);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
-    return map_status(st);
-}
+int lh_new_table(lua_State *L, int *ref) { return protected_ref(L, new_table_entry, ref); }
 
 void lh_push_backing(lua_State *L, int idx) { push_backing(L, idx); }
 
