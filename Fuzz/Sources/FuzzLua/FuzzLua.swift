@@ -3,8 +3,12 @@
 // crash, a hang or an escape. The function also gets a host object whose class caches its
 // fields and has a static method, and is called twice with the caches invalidated in between,
 // so field caching (cached strings, numbers, nil, objects; uncached tables and errors) is
-// exercised by whatever the script does with it.
+// exercised by whatever the script does with it. A global `fields(t)` reads an options table by
+// name in one pass in C (LuaFieldNames), a nested `span` table in place.
 import LuaHost
+
+let fieldNames = LuaFieldNames(["a", "b", "span"])
+let spanNames = LuaFieldNames(["x", "y"])
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLua(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -24,6 +28,18 @@ public func fuzzLua(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }) else { return 0 }
     if let method = try? runtime.makeFunction(name: "m", { args in [.integer(try args.object(0).id * 2)] }) {
         try? runtime.setStatic(thing, "m", .function(method))
+    }
+    // An options table read by name in one pass (as `schedule:shifts{…}` and `report{…}` are),
+    // a nested table read in place, and the first key that is none of the names.
+    _ = try? runtime.registerFunction(name: "fields") { args in
+        var out: [LuaValue] = []
+        try args.withFields(0, fieldNames) { fields in
+            out = [try fields.value(0), try fields.value(1), .integer(Int64(fields.strayCount)), try fields.strayKey()]
+            if fields.isTable(2) {
+                try fields.withFields(of: 2, spanNames) { span in out += [try span.value(0), try span.value(1)] }
+            }
+        }
+        return out
     }
     guard let plugin = try? runtime.loadPlugin(bytes: bytes, chunkName: "fuzz.lua") else { return 0 }
     if case let .function(function)? = try? runtime.value(of: plugin) {
