@@ -9,6 +9,8 @@
 #define l_unlikely(x) (__builtin_expect(((x) != 0), 0))
 #endif
 
+typedef struct lh_watch lh_watch;
+
 struct lh_runtime {
     lua_State *L;
     /* memory */
@@ -26,6 +28,13 @@ struct lh_runtime {
     unsigned eval_id, random_eval;
     /* the check a host driver marked as running (lh_new_marker), 0 when none */
     int mark;
+    /* trials (lh_trial.c): the watch slot (NULL: every call is metered), whether the running
+     * call is a trial, whether it ran over its time, and that time */
+    lh_watch *watch;
+    int trial, trial_failed, rerun;
+    int64_t trial_limit_ns;
+    /* calls run as trials, and those run again metered */
+    int64_t trials, reruns;
     /* require */
     char **roots; char **root_names; int nroots;
     /* callbacks */
@@ -34,7 +43,7 @@ struct lh_runtime {
     lh_print_callback print_cb;
     lh_value *args; int argcap;
     /* registry refs */
-    int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref;
+    int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref, pack_ref;
     /* host objects' cached fields are valid while this stands (lh_invalidate_fields) */
     uint64_t epoch;
     /* last error */
@@ -46,6 +55,27 @@ struct lh_runtime {
 };
 
 #define LH_RT(L) (*(lh_runtime **)lua_getextraspace(L))
+
+/* `exhausted` of a trial the watchdog interrupted (never reported: the call is run again). */
+#define LH_TRIAL_INTERRUPTED 100
+
+/* Budget units per second that no machine is assumed to exceed, in Lua 5.4's fastest loops
+ * (about 4 times what a 2024 server core does: 300-460 million VM instructions a second). A
+ * trial that ends within budget / LH_TRIAL_RATE seconds cannot have spent its budget. */
+#define LH_TRIAL_RATE 2e9
+
+/* Trials (lh_trial.c): evaluations without the count hook, under a watchdog. */
+/* LH_TRIAL_RATE, or a lower rate set for profilers in the environment (LUAHOST_TRIAL_RATE). */
+double lh_trial_rate(void);
+lh_watch *lh_watch_claim(lh_runtime *rt);
+void lh_watch_release(lh_watch *w);
+void lh_trial_begin(lh_watch *w, int64_t limit_ns);
+/* A host driver's mark: the time starts again for the next check. */
+void lh_trial_restart(lh_watch *w);
+/* Returns 1 when the trial was interrupted or ran longer than its limit. */
+int lh_trial_end(lh_watch *w);
+/* Stops the trial running on this thread (called by the watchdog's signal handler). */
+void lh_interrupt(lh_runtime *rt);
 
 /* Charges `units` against the evaluation budget; raises when it runs out. */
 void lh_charge(lua_State *L, int64_t units);

@@ -96,26 +96,48 @@ static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 __attribute__((noreturn)) static void raise_exhausted(lua_State *L, lh_runtime *rt) {
     lua_sethook(L, lh_hook, LUA_MASKCOUNT, 1);
+    /* In a trial the main thread runs without a hook: a coroutine that ran out stops it too. */
+    if (rt->trial && L != rt->L) lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, 1);
     if (rt->exhausted == LH_ERR_TIMEOUT)
         luaL_error(L, "time limit exceeded");
+    if (rt->exhausted == LH_TRIAL_INTERRUPTED)
+        luaL_error(L, "trial interrupted");
     luaL_error(L, "instruction budget exceeded");
     abort(); /* not reached */
 }
 
+/* The watchdog's signal handler, on the thread running the trial (lh_trial.c): the trial ends
+ * at the main thread's next instruction (a coroutine's own hook sees `exhausted` within its
+ * count), and every instruction after that raises again. Async-signal-safe: it writes plain
+ * fields, and lua_sethook is made to be called from a signal handler. */
+void lh_interrupt(lh_runtime *rt) {
+    if (!rt->exhausted) rt->exhausted = LH_TRIAL_INTERRUPTED;
+    lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, 1);
+}
+
+/* The host's own Lua (push_integers' table maker) is never where a script ran out. */
+static int is_host_chunk(const lua_Debug *ar) { return strcmp(ar->short_src, "(host)") == 0; }
+
+static void record_first_lua_frame(lua_State *L, int level, char *chunk, int *line);
+
 static void record_where(lua_State *L, lua_Debug *ar, char *chunk, int *line) {
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        if (is_host_chunk(ar)) {
+            record_first_lua_frame(L, 1, chunk, line);
+            return;
+        }
         memcpy(chunk, ar->short_src, LUA_IDSIZE);
         chunk[LUA_IDSIZE - 1] = 0;
         *line = ar->currentline;
     }
 }
 
-/* First Lua frame at or above `level`. */
+/* First Lua frame at or above `level` (the host's own chunks skipped). */
 static void record_first_lua_frame(lua_State *L, int level, char *chunk, int *line) {
     lua_Debug ar;
     chunk[0] = 0; *line = 0;
     for (; lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && !is_host_chunk(&ar)) {
             memcpy(chunk, ar.short_src, LUA_IDSIZE);
             chunk[LUA_IDSIZE - 1] = 0;
             *line = ar.currentline;
@@ -169,7 +191,11 @@ void lh_charge(lua_State *L, int64_t units) {
         exhaust(L, rt, LH_ERR_TIMEOUT);
 }
 
-static void begin_eval(lh_runtime *rt) {
+/* A trial (lh_trial.c) when asked for and available: no hook on the main thread; else metered. */
+static void begin_eval(lh_runtime *rt, int trial) {
+    /* The run after a trial that failed keeps its deadline: the time limit is the call's. */
+    double deadline = rt->rerun ? rt->deadline : 0;
+    rt->rerun = 0;
     rt->eval_id++;
     rt->remaining = rt->budget;
     rt->exhausted = 0;
@@ -178,14 +204,22 @@ static void begin_eval(lh_runtime *rt) {
     rt->tb_valid = 0;
     rt->alloc_acc = 0;
     rt->gran = rt->budget < 1000 ? (rt->budget < 1 ? 1 : (int)rt->budget) : 1000;
-    rt->deadline = rt->time_limit > 0 ? lh_now() + rt->time_limit : 0;
+    rt->deadline = deadline > 0 ? deadline : rt->time_limit > 0 ? lh_now() + rt->time_limit : 0;
     rt->mark = 0;
-    lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, rt->gran);
+    rt->trial = trial && rt->watch != NULL;
+    rt->trial_failed = 0;
+    if (rt->trial) {
+        lua_sethook(rt->L, NULL, 0, 0);
+        lh_trial_begin(rt->watch, rt->trial_limit_ns);
+    } else {
+        lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, rt->gran);
+    }
     rt->active = 1;
 }
 
 static void end_eval(lh_runtime *rt) {
     rt->active = 0;
+    if (rt->trial) rt->trial_failed = lh_trial_end(rt->watch);
     lua_sethook(rt->L, NULL, 0, 0);
 }
 
@@ -259,6 +293,27 @@ static void push_object(lua_State *L, int32_t cls, int64_t id) {
     lua_pop(L, 1);
 }
 
+/* Pushes a new sequence { items[0], ..., items[n-1] }. Up to LH_PACK_MAX items go through the
+ * runtime's `pack` (a Lua function `function(...) return { ... } end`): its table constructor
+ * sizes the array once and copies the stack into it (OP_SETLIST), about a third of the
+ * instructions of one lua_rawseti per item. Longer sequences, or a stack that cannot grow,
+ * take the plain loop. Raises on memory errors (C only). */
+#define LH_PACK_MAX 8192
+static void push_integers(lua_State *L, const int64_t *items, int n) {
+    lh_runtime *rt = LH_RT(L);
+    if (n > 4 && n <= LH_PACK_MAX && rt->pack_ref > 0 && lua_checkstack(L, n + 2)) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, rt->pack_ref);
+        for (int j = 0; j < n; j++) lua_pushinteger(L, (lua_Integer)items[j]);
+        lua_call(L, n, 1);
+        return;
+    }
+    lua_createtable(L, n, 0);
+    for (int j = 0; j < n; j++) {
+        lua_pushinteger(L, (lua_Integer)items[j]);
+        lua_rawseti(L, -2, j + 1);
+    }
+}
+
 /* Pushes one value of the tape (raises on memory errors: C only). */
 static void push_one(lua_State *L, const lh_tape *t, int32_t *pos, int depth) {
     if (*pos >= t->count) luaL_error(L, "malformed value tape");
@@ -288,14 +343,8 @@ static void push_one(lua_State *L, const lh_tape *t, int32_t *pos, int depth) {
             break;
         }
         case LH_INTARRAY: {
-            const int64_t *items = (const int64_t *)(const void *)(t->arena + v->i);
             if (v->len > (size_t)INT_MAX) luaL_error(L, "array too long");
-            int n = (int)v->len;
-            lua_createtable(L, n, 0);
-            for (int j = 0; j < n; j++) {
-                lua_pushinteger(L, (lua_Integer)items[j]);
-                lua_rawseti(L, -2, j + 1);
-            }
+            push_integers(L, (const int64_t *)(const void *)(t->arena + v->i), (int)v->len);
             break;
         }
         default: luaL_error(L, "invalid value kind %d", (int)v->kind);
@@ -1043,6 +1092,7 @@ static int marker(lua_State *L) {
     if (!rt->exhausted) {
         rt->remaining = rt->budget;
         rt->deadline = rt->time_limit > 0 ? lh_now() + rt->time_limit : 0;
+        if (rt->trial) lh_trial_restart(rt->watch);
     }
     return 0;
 }
@@ -1231,6 +1281,16 @@ static void clear_error(lh_runtime *rt) {
 static int finish_status(lh_runtime *rt, int st) {
     lua_State *L = rt->L;
     int code;
+    /* A trial that ran too long, or ran out of budget (allocations, matcher steps, a
+     * coroutine), says nothing for sure: the host runs the call again, metered. */
+    if (rt->trial) {
+        rt->trials++;
+        if (rt->trial_failed || rt->exhausted) {
+            rt->reruns++;
+            rt->rerun = 1;
+            return LH_RETRY;
+        }
+    }
     if (rt->exhausted) code = rt->exhausted;
     else if (st == LUA_OK) return LH_OK;
     else if (st == LUA_ERRMEM) code = LH_ERR_MEMORY;
@@ -1286,7 +1346,7 @@ int lh_load(lh_runtime *rt, const char *buf, size_t len, const char *chunkname, 
     lua_insert(L, -2);
     lua_pushlightuserdata(L, &p);
     lua_insert(L, -2);
-    begin_eval(rt);
+    begin_eval(rt, 0);
     st = lua_pcall(L, 2, 0, msgh);
     end_eval(rt);
     int code = finish_status(rt, st);
@@ -1305,7 +1365,7 @@ static int call_entry(lua_State *L) {
     return lua_gettop(L) - 1;
 }
 
-int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int *nresults) {
+int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int trial, int *nresults) {
     lua_State *L = rt->L;
     struct call_params p = { fnref, args };
     rt->top0 = lua_gettop(L);
@@ -1316,7 +1376,7 @@ int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int *nresults) {
     int msgh = lua_gettop(L);
     lua_pushcfunction(L, call_entry);
     lua_pushlightuserdata(L, &p);
-    begin_eval(rt);
+    begin_eval(rt, trial);
     int st = lua_pcall(L, 1, LUA_MULTRET, msgh);
     end_eval(rt);
     int code = finish_status(rt, st);
@@ -1376,6 +1436,11 @@ static int setup_entry(lua_State *L) {
     lua_newtable(L); rt->modules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->classes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->interned_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    /* push_integers' table maker: host code, no environment */
+    static const char pack_src[] = "return function(...) return { ... } end";
+    if (luaL_loadbufferx(L, pack_src, sizeof pack_src - 1, "=(host)", "t") != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    rt->pack_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
     /* base environment */
     lua_newtable(L);
@@ -1482,6 +1547,11 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
     rt->host_cb = cfg->host_cb;
     rt->print_cb = cfg->print_cb;
     rt->gran = 1000;
+    /* A trial lasts as long as the budget could last on the fastest machine, and never longer
+     * than the time limit (which only a counted run checks). */
+    double trial_seconds = (double)rt->budget / lh_trial_rate();
+    if (rt->time_limit > 0 && rt->time_limit < trial_seconds) trial_seconds = rt->time_limit;
+    rt->trial_limit_ns = (int64_t)(trial_seconds * 1e9);
     if (cfg->nroots > 0) {
         rt->roots = (char **)calloc((size_t)cfg->nroots, sizeof(char *));
         rt->root_names = (char **)calloc((size_t)cfg->nroots, sizeof(char *));
@@ -1514,11 +1584,13 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
         free_roots(rt); free(rt);
         return NULL;
     }
+    if (cfg->trials) rt->watch = lh_watch_claim(rt);
     return rt;
 }
 
 void lh_close(lh_runtime *rt) {
     if (rt == NULL) return;
+    lh_watch_release(rt->watch);
     lua_close(rt->L);
     free_roots(rt);
     free(rt->args);
@@ -1527,3 +1599,7 @@ void lh_close(lh_runtime *rt) {
 
 lua_State *lh_state(lh_runtime *rt) { return rt->L; }
 size_t lh_memory_in_use(lh_runtime *rt) { return rt->used; }
+void lh_trial_counts(lh_runtime *rt, int64_t *trials, int64_t *reruns) {
+    *trials = rt->trials;
+    *reruns = rt->reruns;
+}

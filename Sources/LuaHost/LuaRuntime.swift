@@ -50,6 +50,9 @@ public final class LuaRuntime {
         /// Receives `print(...)` output: (chunk, message), e.g.
         /// ("rules/x.lua", "hello\t1"). Default: discarded.
         public var print: (@Sendable (_ chunk: String, _ message: String) -> Void)?
+        /// Whether ``LuaRuntime/call(_:_:rewind:)`` may run a call as a trial first (without
+        /// counting instructions, see there). Off, every call is counted. Default on.
+        public var trials: Bool = true
 
         public init(
             memoryLimit: Int = 64 << 20,
@@ -112,6 +115,7 @@ public final class LuaRuntime {
             cfg.pattern_step_limit = Int64(configuration.patternStepLimit)
             cfg.require_roots = UnsafePointer(rootBuf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) })
             cfg.nroots = Int32(rootBuf.count)
+            cfg.trials = configuration.trials ? 1 : 0
             cfg.ctx = Unmanaged.passUnretained(self).toOpaque()
             cfg.host_cb = { ctx, L, fnid, args, nargs, out in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
@@ -138,6 +142,14 @@ public final class LuaRuntime {
 
     /// Bytes currently allocated by the Lua state.
     public var memoryInUse: Int { lh_memory_in_use(rt) }
+
+    /// Calls run as trials so far (``call(_:_:rewind:)``), and how many of them did not end in
+    /// time (or ran out of budget) and were run again, counted.
+    public var trialCounts: (trials: Int, reruns: Int) {
+        var trials: Int64 = 0, reruns: Int64 = 0
+        lh_trial_counts(rt, &trials, &reruns)
+        return (Int(trials), Int(reruns))
+    }
 
     // MARK: - Evaluations
 
@@ -170,6 +182,26 @@ public final class LuaRuntime {
     /// Calls `function` with `args` under the budget and returns all its
     /// results (tables are deep-copied, functions come back as references).
     public func call(_ function: LuaRef, _ args: [LuaValue] = []) throws -> [LuaValue] {
+        try call(function, args, trial: false, rewind: {})
+    }
+
+    /// Calls `function` as ``call(_:_:)`` does, and with the same outcome, but may run it first
+    /// as a *trial*: without counting instructions (while the budget is counted, Lua stops at
+    /// every VM instruction), under a watchdog that stops it once it has run longer than the
+    /// budget could last on any machine (budget ÷ 2·10⁹ units a second: 5 ms for the default
+    /// 10 million). A trial that ends in time cannot have spent more than the budget, so its
+    /// result stands. One that does not end in time, or runs out of budget on what is counted
+    /// anyway (allocations, pattern steps, coroutines), is thrown away: `rewind` is called to
+    /// undo what host functions did during it, and the call runs again, counted, from the start.
+    ///
+    /// Use it for calls that may run twice: checks whose only effects are host functions that
+    /// `rewind` can undo. Trials are off (every call counted) when ``Configuration/trials`` is
+    /// off or the platform cannot interrupt a thread (see docs/lua-sandbox.md).
+    public func call(_ function: LuaRef, _ args: [LuaValue], rewind: () -> Void) throws -> [LuaValue] {
+        try call(function, args, trial: true, rewind: rewind)
+    }
+
+    private func call(_ function: LuaRef, _ args: [LuaValue], trial: Bool, rewind: () -> Void) throws -> [LuaValue] {
         guard function.owner === owner else {
             throw LuaHostError.invalidValue(reason: "reference belongs to another runtime")
         }
@@ -179,7 +211,12 @@ public final class LuaRuntime {
         try argTape.encode(args, owner: owner, maxDepth: configuration.maxTableDepth)
         var tape = argTape.tape
         var n: Int32 = 0
-        let code = lh_call(rt, function.ref, &tape, &n)
+        var code = lh_call(rt, function.ref, &tape, trial ? 1 : 0, &n)
+        if code == LH_RETRY {
+            lh_finish(rt)
+            rewind()
+            code = lh_call(rt, function.ref, &tape, 0, &n)
+        }
         defer { lh_finish(rt) }
         if code != LH_OK {
             var buf = [CChar](repeating: 0, count: 256)

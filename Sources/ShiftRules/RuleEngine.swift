@@ -216,6 +216,13 @@ public final class RuleEngine: ScheduleValidator {
         try state.withLock { try $0.generateRotation(request, in: schedule, makeID: makeID) }
     }
 
+    /// Rule calls run as trials so far on every Lua state of the engine, and how many of them
+    /// were run again with their instructions counted (see `LuaRuntime.call(_:_:rewind:)`).
+    public var trialCounts: (trials: Int, reruns: Int) {
+        let counts = [state.withLock { $0.runtime.trialCounts }] + pool.withLock { $0.map(\.runtime.trialCounts) }
+        return counts.reduce((0, 0)) { ($0.0 + $1.trials, $0.1 + $1.reruns) }
+    }
+
     /// Runs the examples of every rule (or of the given ones) and reports each outcome.
     public func runExamples(ruleIDs: Set<String>? = nil) -> [RuleExampleResult] {
         state.withLock { $0.runExamples(ruleIDs: ruleIDs) }
@@ -816,7 +823,7 @@ final class EngineState {
             markedRules = []
         }
         do {
-            _ = try runtime.call(ruleDriver, [list] + arguments)
+            _ = try runtime.call(ruleDriver, [list] + arguments, rewind: rewinder())
         } catch {
             // Before the first mark (out of memory, say) the failure is the first rule's.
             let rule = markedRule ?? rules[0]
@@ -824,6 +831,16 @@ final class EngineState {
         }
         if reportOverflow, let rule = overflowRule {
             throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+        }
+    }
+
+    /// Undoes what a call reported, for the runtime to run it again (a trial that did not end in
+    /// time, see `LuaRuntime.call(_:_:rewind:)`): a rule's checks have no other effect.
+    private func rewinder() -> () -> Void {
+        let (count, bytes, overflow, overflowing) = (collected.count, reportedBytes, reportOverflow, overflowRule)
+        return { [unowned self] in
+            collected.removeSubrange(count...)
+            (reportedBytes, reportOverflow, overflowRule) = (bytes, overflow, overflowing)
         }
     }
 
@@ -842,7 +859,7 @@ final class EngineState {
             currentRule = nil
         }
         do {
-            _ = try runtime.call(function, arguments)
+            _ = try runtime.call(function, arguments, rewind: rewinder())
         } catch {
             throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
         }

@@ -123,7 +123,8 @@ enum PeerBenchmarks {
         let cpu = try measureCPU(runs: runs) { _ = try one.validate(schedule) }
         // The yardstick: the three peer constraints in Swift (meaningful for rules/examples/peers).
         let native = measureCPU(runs: runs) { _ = NativePeerRules.validate(schedule) }
-        print("\(rules) on roster \(size.label): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), CPU \(formatTime(cpu.median)) (\(formatTime(cpu.min))–\(formatTime(cpu.max))); 2 states \(formatTime(parallel.median)); \(found) violations; the peer constraints in Swift: CPU \(formatTime(native.median)), Lua ÷ Swift \(String(format: "%.2fx", cpu.median / native.median))")
+        let trials = one.trialCounts
+        print("\(rules) on roster \(size.label) (\(trials.trials) trials, \(trials.reruns) run again): 1 state \(formatTime(single.median)) (\(formatTime(single.min))–\(formatTime(single.max))), CPU \(formatTime(cpu.median)) (\(formatTime(cpu.min))–\(formatTime(cpu.max))); 2 states \(formatTime(parallel.median)); \(found) violations; the peer constraints in Swift: CPU \(formatTime(native.median)), Lua ÷ Swift \(String(format: "%.2fx", cpu.median / native.median))")
     }
 
     private static func engine(_ rules: String, workers: Int) throws -> RuleEngine {

@@ -5,11 +5,12 @@ import Testing
 
 /// Runs `body` as a plugin chunk and returns the results of calling the
 /// function it returns.
-func eval(_ rt: LuaRuntime, _ body: String, chunk: String = "rules/test.lua", _ args: [LuaValue] = []) throws
+/// With `trial`, the call may run as a trial first (`call(_:_:rewind:)`).
+func eval(_ rt: LuaRuntime, _ body: String, chunk: String = "rules/test.lua", _ args: [LuaValue] = [], trial: Bool = false) throws
     -> [LuaValue]
 {
     let f = try rt.loadPlugin(source: "return function(...)\n\(body)\nend", chunkName: chunk)
-    return try rt.call(f, args)
+    return trial ? try rt.call(f, args, rewind: {}) : try rt.call(f, args)
 }
 
 func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
@@ -110,6 +111,27 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
             return n, s, i, d, b, t.x[2], r[2], r.k
             """)
         #expect(out == [5, "str", 42, 0.5, false, 2, "b", 1])
+    }
+
+    /// Integer columns are built by a small Lua function of the host's (one table constructor):
+    /// its tables are the same, and a budget that runs out while one is made is the script's,
+    /// at the script's line.
+    @Test func integerSequencesArriveWholeAndTheBudgetBlamesTheScript() throws {
+        let rt = try LuaRuntime()
+        for count in [0, 3, 5, 8192, 8193, 20_000] {
+            try rt.registerFunction(name: "column\(count)") { _ in [.integers((0..<Int64(count)).map { $0 * 3 })] }
+            let out = try eval(rt, "local t = column\(count)() local s = 0 for i = 1, #t do s = s + t[i] end return #t, s, t[0], t[#t + 1]")
+            let n = Int64(count)
+            #expect(out == [.integer(n), .integer(3 * n * (n - 1) / 2), .nil, .nil])
+        }
+        // Each column is 2,000 units of allocation: the budget runs out as one is made.
+        let small = try LuaRuntime(configuration: .init(instructionBudget: 50_000))
+        try small.registerFunction(name: "column") { _ in [.integers(Array(repeating: 7, count: 8000))] }
+        for trial in [false, true] {
+            expectHostError({ _ = try eval(small, "local n = 0\nwhile true do\n  n = n + #column()\nend", trial: trial) }) {
+                $0.description == "rules/test.lua:4: instruction budget exceeded (50000 units)"
+            }
+        }
     }
 
     @Test func swiftErrorsBecomeLuaErrorsCatchableByPcall() throws {

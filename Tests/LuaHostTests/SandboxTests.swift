@@ -10,16 +10,19 @@ func hostileRuntime(roots: [String] = []) throws -> LuaRuntime {
 }
 
 /// Runs a hostile body, expects an error matching `check` within `seconds`,
-/// then checks that the runtime still works.
+/// then checks that the runtime still works. Twice: as a counted call, and as a call that may
+/// run as a trial first (`call(_:_:rewind:)`), which must end the same way.
 func expectContained(_ body: String, seconds: Double = 3, rt: LuaRuntime? = nil,
                      sourceLocation: SourceLocation = #_sourceLocation,
                      _ check: (LuaHostError) -> Bool) throws {
     let rt = try rt ?? hostileRuntime()
-    let start = ContinuousClock.now
-    expectHostError({ _ = try eval(rt, body) }, check, sourceLocation: sourceLocation)
-    let elapsed = ContinuousClock.now - start
-    #expect(elapsed < .seconds(seconds), "took \(elapsed)", sourceLocation: sourceLocation)
-    #expect(try eval(rt, "return 1 + 1") == [2], sourceLocation: sourceLocation)
+    for trial in [false, true] {
+        let start = ContinuousClock.now
+        expectHostError({ _ = try eval(rt, body, trial: trial) }, check, sourceLocation: sourceLocation)
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .seconds(seconds), "took \(elapsed) (trial: \(trial))", sourceLocation: sourceLocation)
+        #expect(try eval(rt, "return 1 + 1", trial: trial) == [2], sourceLocation: sourceLocation)
+    }
 }
 
 func isBudget(_ e: LuaHostError) -> Bool {

@@ -168,6 +168,36 @@ import ShiftCore
         }
     }
 
+    /// A check runs first as a trial (no instruction counting); one that runs past the trial's
+    /// time is run again, counted, and what the trial reported is dropped: each finding once.
+    @Test func aCheckRunAgainAfterItsTrialReportsEachFindingOnce() async throws {
+        let folder = try RuleFolder(["slow.lua": """
+            return rule {
+              id = "slow", summary = "Reports, then works.", on = { "shift" },
+              check = function(change, schedule, report)
+                report{ message = "seen", shift = change.after, severity = "warning" }
+                local n = 0
+                for i = 1, 3000000 do n = n + i end
+                report{ message = "done " .. n, shift = change.after, severity = "warning" }
+              end,
+            }
+            """])
+        let engine = try w.engine([folder.path])
+        let (store, _) = try await w.store(engine)
+        let base = await store.schedule
+        let mutation = Mutation.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob))
+        let (after, changes) = try base.applying(mutation)
+        let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: after,
+                                user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow)
+        let before = engine.trialCounts
+        let violations = try engine.evaluate(proposal)
+        #expect(violations.map(\.message) == ["seen", "done 4500001500000"])
+        // Six million instructions take longer than a trial's 5 ms on the machines of today (and
+        // trials are off under ThreadSanitizer): when the trial was cut short, it was run again.
+        let counts = engine.trialCounts
+        #expect(counts.reruns - before.reruns <= counts.trials - before.trials)
+    }
+
     @Test func aRunawayRuleIsStoppedAndTheStoreStillWorks() async throws {
         let folder = try RuleFolder(["loop.lua": """
             return rule {

@@ -3,7 +3,8 @@
 // crash, a hang or an escape. The function also gets a host object whose class caches its
 // fields and has a static method, and is called twice with the caches invalidated in between,
 // so field caching (cached strings, numbers, nil, objects; uncached tables and errors) is
-// exercised by whatever the script does with it. A global `fields(t)` reads an options table by
+// exercised by whatever the script does with it. The second call may run as a trial (no
+// instruction counting, a watchdog, and a counted run after a trial that does not end in time). A global `fields(t)` reads an options table by
 // name in one pass in C (LuaFieldNames), a nested `span` table in place.
 import LuaHost
 
@@ -47,7 +48,7 @@ public func fuzzLua(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let arguments: [LuaValue] = [.string("2026-03-02"), .integer(7), .table(LuaTable(array: [.boolean(true)])), object]
         _ = try? runtime.call(function, arguments)
         runtime.invalidateFieldCaches()
-        _ = try? runtime.call(function, arguments)
+        _ = try? runtime.call(function, arguments, rewind: {})
     }
     return 0
 }

@@ -71,6 +71,7 @@ typedef struct lh_config {
     int64_t pattern_step_limit;   /* matcher steps per string.find/match/gsub/gmatch step */
     const char *const *require_roots; /* absolute folder paths */
     int32_t nroots;
+    int32_t trials;               /* 1: lh_call may run a call as a trial first (see lh_call) */
     void *ctx;                    /* passed to callbacks */
     lh_host_callback host_cb;
     lh_print_callback print_cb;
@@ -84,6 +85,7 @@ typedef struct lh_config {
 #define LH_ERR_BUDGET 4
 #define LH_ERR_TIMEOUT 5
 #define LH_ERR_HANDLER 6  /* error while handling an error */
+#define LH_RETRY 7  /* lh_call: the trial says nothing; call again with trial = 0 */
 
 typedef struct lh_runtime lh_runtime;
 
@@ -102,6 +104,8 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why);
 void lh_close(lh_runtime *rt);
 lua_State *lh_state(lh_runtime *rt);
 size_t lh_memory_in_use(lh_runtime *rt);
+/* Calls run as trials so far, and how many of them were run again metered (LH_RETRY). */
+void lh_trial_counts(lh_runtime *rt, int64_t *trials, int64_t *reruns);
 
 /* Compiles `len` bytes (text only) as chunk `chunkname` (e.g. "@rules/x.lua"),
  * runs it in a fresh environment under the budget and stores its first return
@@ -111,8 +115,14 @@ int lh_load(lh_runtime *rt, const char *buf, size_t len, const char *chunkname, 
 
 /* Calls the registry value `fnref` with the arguments on `args` under the
  * budget. On success the results are the top *nresults stack values; read
- * them, then call lh_finish(). */
-int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int *nresults);
+ * them, then call lh_finish().
+ *
+ * With `trial` (and trials available, lh_config.trials), the call first runs as a
+ * trial: without the count hook, under a watchdog that stops it once it has run longer
+ * than the budget could last on any machine (lh_trial.c). A trial that ends in time
+ * gives what a metered call would. Otherwise lh_call returns LH_RETRY: undo what the
+ * host functions did during the trial, lh_finish(), and call again with trial = 0. */
+int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int trial, int *nresults);
 
 void lh_error(lh_runtime *rt, lh_error_info *info);
 /* Pops everything lh_load/lh_call/lh_push_* left on the stack. */
