@@ -46,6 +46,8 @@ struct lh_runtime {
     int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref, pack_ref;
     /* host objects' cached fields are valid while this stands (lh_invalidate_fields) */
     uint64_t epoch;
+    /* declared fields per class id (lh_new_class), for the user values of new objects */
+    int *class_slots; int nclasses;
     /* last error */
     int top0;
     int tb_valid;

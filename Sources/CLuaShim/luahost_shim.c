@@ -28,6 +28,10 @@ typedef struct lh_object {
     int64_t id;
     /* The field epoch its cache (user value 1) was filled in; 0: none yet. */
     uint64_t epoch;
+    /* Declared fields (lh_new_class): field k (1-based) is cached in user value k + 1 while
+     * bit k of `filled` is set and `slot_epoch` is the runtime's field epoch. */
+    uint64_t slot_epoch;
+    uint64_t filled;
 } lh_object;
 
 static char nil_mark; /* light userdata key: a cached nil field */
@@ -279,8 +283,10 @@ static void push_object(lua_State *L, int32_t cls, int64_t id) {
         return;
     }
     lua_pop(L, 1);
-    lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 1);
+    int slots = cls > 0 && cls < rt->nclasses ? rt->class_slots[cls] : 0;
+    lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 1 + slots);
     o->magic = LH_MAGIC; o->cls = cls; o->id = id; o->epoch = 0;
+    o->slot_epoch = 0; o->filled = 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
         luaL_error(L, "unknown host object class %d", (int)cls);
@@ -907,9 +913,49 @@ static int lh_trampoline(lua_State *L) {
  * never tables, which Lua could change) in the object's user value, valid while the
  * runtime's field epoch stands: the host moves the epoch on whenever what its objects show
  * may change, and an object of an older epoch asks the host again (which may refuse it). */
+/* Whether a field's value may be cached: never a table (one table every plugin could write). */
+static int cacheable(lua_State *L, int idx) {
+    int t = lua_type(L, idx);
+    return t == LUA_TNIL || t == LUA_TBOOLEAN || t == LUA_TNUMBER || t == LUA_TSTRING
+        || (t == LUA_TUSERDATA && to_object(L, idx) != NULL);
+}
+
+/* A declared field (upvalue 5 maps its name to k): served from the object's slot k when the
+ * host filled it in this field epoch, else asked of the host with k as a third argument (no
+ * name to compare) and kept in the slot. */
+static int declared_field(lua_State *L, lh_runtime *rt, int k) {
+    lh_object *o = to_object(L, 1);
+    uint64_t bit = (uint64_t)1 << k;
+    if (o != NULL) {
+        if (o->slot_epoch != rt->epoch) {
+            o->slot_epoch = rt->epoch;
+            o->filled = 0;
+        } else if (o->filled & bit) {
+            lua_getiuservalue(L, 1, k + 1);
+            return 1;
+        }
+    }
+    lua_pushinteger(L, k);
+    int n = call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
+    if (o != NULL && n == 1 && cacheable(L, -1)) {
+        lua_pushvalue(L, -1);
+        if (lua_setiuservalue(L, 1, k + 1)) o->filled |= bit;
+    }
+    return n;
+}
+
 static int obj_index(lua_State *L) {
     lh_runtime *rt = LH_RT(L);
     lua_settop(L, 2);
+    if (lua_type(L, lua_upvalueindex(5)) == LUA_TTABLE && lua_type(L, 2) == LUA_TSTRING) {
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(5)) == LUA_TNUMBER) {
+            int k = (int)lua_tointegerx(L, -1, NULL);
+            lua_pop(L, 1);
+            return declared_field(L, rt, k);
+        }
+        lua_pop(L, 1);
+    }
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(3)) != LUA_TNIL) return 1;
     lua_pop(L, 1);
@@ -925,10 +971,7 @@ static int obj_index(lua_State *L) {
     }
     int n = call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
     if (o == NULL || n != 1) return n;
-    int t = lua_type(L, -1);
-    int keep = t == LUA_TNIL || t == LUA_TBOOLEAN || t == LUA_TNUMBER || t == LUA_TSTRING
-        || (t == LUA_TUSERDATA && to_object(L, -1) != NULL);
-    if (!keep) return 1;
+    if (!cacheable(L, -1)) return 1;
     luaL_checkstack(L, 4, NULL);
     if (o->epoch != rt->epoch || lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {
         if (o->epoch == rt->epoch) lua_pop(L, 1);
@@ -938,7 +981,7 @@ static int obj_index(lua_State *L) {
         o->epoch = rt->epoch;
     }
     lua_pushvalue(L, 2);
-    if (t == LUA_TNIL) lua_pushlightuserdata(L, &nil_mark); else lua_pushvalue(L, -3);
+    if (lua_type(L, -3) == LUA_TNIL) lua_pushlightuserdata(L, &nil_mark); else lua_pushvalue(L, -3);
     lua_rawset(L, -3);
     lua_pop(L, 1);
     return 1;
@@ -1081,7 +1124,10 @@ int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *v
     return lh_rawset_field(rt->L, rt->base_ref, key, keylen, value);
 }
 
-struct fn_params { int64_t fnid; const char *name; int ref; int32_t cls; int caches; };
+struct fn_params {
+    int64_t fnid; const char *name; int ref; int32_t cls; int caches;
+    int nfields; const char *const *fields; const size_t *lens;
+};
 
 /* A host driver's marker (see lh_new_marker): mark(n) records that check n runs now and gives
  * it a whole budget and time limit of its own, as if it had been called alone; an exhausted
@@ -1131,7 +1177,7 @@ static int new_function_entry(lua_State *L) {
 }
 
 int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
-    struct fn_params p = { fnid, name, LUA_NOREF, 0, 0 };
+    struct fn_params p = { fnid, name, LUA_NOREF, 0, 0, 0, NULL, NULL };
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
     lua_pushcfunction(L, new_function_entry);
     lua_pushlightuserdata(L, &p);
@@ -1153,7 +1199,27 @@ static int new_class_entry(lua_State *L) {
     lua_pushstring(L, p->name);
     lua_pushvalue(L, 2);
     lua_pushboolean(L, p->caches);
-    lua_pushcclosure(L, obj_index, 4);
+    if (p->nfields > 0) {
+        /* declared fields: name -> k (1-based) */
+        lua_createtable(L, 0, p->nfields);
+        for (int k = 0; k < p->nfields; k++) {
+            lua_pushlstring(L, p->fields[k], p->lens[k]);
+            lua_pushinteger(L, k + 1);
+            lua_rawset(L, -3);
+        }
+        if (p->cls >= rt->nclasses) {
+            int cap = p->cls + 8;
+            int *slots = (int *)realloc(rt->class_slots, sizeof(int) * (size_t)cap);
+            if (slots == NULL) return luaL_error(L, "not enough memory");
+            for (int c = rt->nclasses; c < cap; c++) slots[c] = 0;
+            rt->class_slots = slots;
+            rt->nclasses = cap;
+        }
+        rt->class_slots[p->cls] = p->nfields;
+    } else {
+        lua_pushnil(L);
+    }
+    lua_pushcclosure(L, obj_index, 5);
     lua_setfield(L, 1, "__index");
     lua_pushcfunction(L, obj_newindex); lua_setfield(L, 1, "__newindex");
     lua_pushcfunction(L, obj_eq); lua_setfield(L, 1, "__eq");
@@ -1166,8 +1232,10 @@ static int new_class_entry(lua_State *L) {
     return 0;
 }
 
-int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields) {
-    struct fn_params p = { index_fnid, name, LUA_NOREF, classid, caches_fields };
+int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields,
+                 int nfields, const char *const *fields, const size_t *lens) {
+    if (nfields > LH_MAX_DECLARED_FIELDS) return LH_ERR_RUNTIME;
+    struct fn_params p = { index_fnid, name, LUA_NOREF, classid, caches_fields, nfields, fields, lens };
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
     lua_pushcfunction(L, new_class_entry);
     lua_pushlightuserdata(L, &p);
@@ -1594,6 +1662,7 @@ void lh_close(lh_runtime *rt) {
     lua_close(rt->L);
     free_roots(rt);
     free(rt->args);
+    free(rt->class_slots);
     free(rt);
 }
 

@@ -33,6 +33,11 @@ public final class LuaFieldNames: @unchecked Sendable {
 
     public var count: Int { names.count }
 
+    /// The names' C strings and lengths, for the duration of `body`.
+    func withCStrings<T>(_ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> T) -> T {
+        body(pointers, lengths)
+    }
+
     fileprivate func read(_ L: OpaquePointer, _ idx: Int32, limit: Int, _ out: UnsafeMutablePointer<lh_value>, _ unknown: inout Int32) -> Int32 {
         lh_read_fields(L, idx, Int32(names.count), pointers, lengths, Int64(limit), out, &unknown)
     }

@@ -81,6 +81,7 @@ public final class LuaRuntime {
         case many(LuaHostFunction)
         case one((LuaArguments) throws -> LuaValue)
         case index((LuaObject, LuaValue) throws -> LuaValue)
+        case fields((LuaObject, LuaObjectKey) throws -> LuaValue)
     }
 
     private var functions: [HostBody] = []
@@ -429,7 +430,34 @@ public final class LuaRuntime {
         let id = Int64(functions.count)
         functions.append(.index(index))
         functionNames.append(name + ".__index")
-        guard lh_new_class(L, cls.rawValue, name, id, cachesFields ? 1 : 0) == LH_OK else { throw memoryError("host") }
+        guard lh_new_class(L, cls.rawValue, name, id, cachesFields ? 1 : 0, 0, nil, nil) == LH_OK else { throw memoryError("host") }
+        return cls
+    }
+
+    /// Registers a class of host objects with declared fields: `object.name` for one of
+    /// `fields` calls `index(object, .field(k))`, with `k` its position in `fields` (no string
+    /// to compare), and any other key `index(object, .other(key))`. Each object keeps what
+    /// `index` served for a declared field (strings, numbers, booleans, nil and host objects;
+    /// tables are asked for every time) in a slot of its own until ``invalidateFieldCaches()``;
+    /// other keys are asked every time. Static fields (``setStatic(_:_:_:)``) are read after
+    /// the declared ones. At most 62 fields. Otherwise as
+    /// ``registerClass(name:cachesFields:index:)``: read-only, interned, equal by class and id.
+    public func registerClass(
+        name: String, fields: [String], index: @escaping (LuaObject, LuaObjectKey) throws -> LuaValue
+    ) throws -> LuaClassID {
+        guard fields.count <= Int(LH_MAX_DECLARED_FIELDS) else {
+            throw LuaHostError.invalidValue(reason: "a class declares at most \(LH_MAX_DECLARED_FIELDS) fields")
+        }
+        classCount += 1
+        let cls = LuaClassID(rawValue: classCount)
+        let id = Int64(functions.count)
+        functions.append(.fields(index))
+        functionNames.append(name + ".__index")
+        let names = LuaFieldNames(fields)
+        let code = names.withCStrings { pointers, lengths in
+            lh_new_class(L, cls.rawValue, name, id, 0, Int32(fields.count), pointers, lengths)
+        }
+        guard code == LH_OK else { throw memoryError("host") }
         return cls
     }
 
@@ -470,6 +498,10 @@ public final class LuaRuntime {
             case let .index(body):
                 let value = try body(try a.object(0), try a.value(1))
                 try resultTape.encodeTop(value, owner: owner, maxDepth: configuration.maxTableDepth)
+            case let .fields(body):
+                // A declared field comes with its position (1-based) as a third argument.
+                let key: LuaObjectKey = nargs >= 3 ? .field(Int(args![2].i) - 1) : .other(try a.value(1))
+                try resultTape.encodeTop(try body(try a.object(0), key), owner: owner, maxDepth: configuration.maxTableDepth)
             }
             out.pointee = resultTape.tape
             return 0

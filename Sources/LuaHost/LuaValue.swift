@@ -128,6 +128,15 @@ public struct LuaTable: Sendable, Hashable {
     }
 }
 
+/// What `object[key]` asks of a class registered with declared fields
+/// (``LuaRuntime/registerClass(name:fields:index:)``).
+public enum LuaObjectKey: Sendable, Hashable {
+    /// The declared field at this position of the class's `fields`.
+    case field(Int)
+    /// Any other key: a name the class does not declare, a number, ….
+    case other(LuaValue)
+}
+
 /// Identifies a class of host objects registered with
 /// ``LuaRuntime/registerClass(name:cachesFields:index:)``.
 public struct LuaClassID: Sendable, Hashable {

@@ -294,95 +294,118 @@ final class LuaScheduleAPI {
 
     // MARK: Classes
 
-    private func registerClasses() throws {
-        changeClass = try runtime.registerClass(name: "Change", cachesFields: true) { [unowned self] object, key in
-            guard case let .change(change, validating, before, after) = try target(object) else { throw LuaScriptError("not a change") }
-            switch try fieldName(key, "change") {
-            case "after": return after
-            case "before": return before
-            case let name: return try changeField(change, validating: validating, name)
-            }
-        }
-        shiftClass = try runtime.registerClass(name: "Shift", cachesFields: true) { [unowned self] object, key in
-            switch try target(object) {
-            case let .shift(shift, side): return try shiftField(shift, side, key)
-            case let .timed(timed, person): return try timedField(timed, person, key)
-            default: throw LuaScriptError("not a shift")
-            }
-        }
-        personClass = try runtime.registerClass(name: "Person", cachesFields: true) { [unowned self] object, key in
-            guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
-                throw LuaScriptError("person no longer exists")
-            }
-            switch try fieldName(key, "person") {
-            case "id": return .string(id.description)
-            case "name": return .string(person.displayName)
-            case "attributes": return Self.attributes(person.attributes)
-            case let name: throw LuaScriptError("a person has no field '\(name)' (id, name, attributes)")
-            }
-        }
-        typeClass = try runtime.registerClass(name: "ShiftType", cachesFields: true) { [unowned self] object, key in
-            guard case let .shiftType(id, side) = try target(object), let type = try box(side).shiftType(id) else {
-                throw LuaScriptError("shift type no longer exists")
-            }
-            let (start, end) = type.duration.minuteRange
-            switch try fieldName(key, "shift type") {
-            case "id": return .string(id.description)
-            case "symbol": return .string(type.symbol)
-            case "title": return .string(type.title)
-            case "description": return .string(type.description)
-            case "duration": return .string(type.duration.description)
-            case "all_day": return .boolean(type.duration == .allDay)
-            case "start_minute": return .integer(Int64(start))
-            case "end_minute": return .integer(Int64(end))
-            case "minutes": return .integer(Int64(end - start))
-            case "location": return type.locationID.map { view(location: $0, side) } ?? .nil
-            case "attributes": return Self.attributes(type.attributes)
-            case let name:
-                throw LuaScriptError("a shift type has no field '\(name)' (id, symbol, title, description, duration, all_day, start_minute, end_minute, minutes, location, attributes)")
-            }
-        }
-        locationClass = try runtime.registerClass(name: "Location", cachesFields: true) { [unowned self] object, key in
-            guard case let .location(id, side) = try target(object), let location = try box(side).location(id) else {
-                throw LuaScriptError("location no longer exists")
-            }
-            switch try fieldName(key, "location") {
-            case "id": return .string(id.description)
-            case "name": return .string(location.name)
-            case "address": return .string(location.address)
-            case "attributes": return Self.attributes(location.attributes)
-            case let name: throw LuaScriptError("a location has no field '\(name)' (id, name, address, attributes)")
-            }
-        }
-        scheduleClass = try runtime.registerClass(name: "Schedule", cachesFields: true) { [unowned self] object, key in
-            let side = try side(ofSchedule: object)
-            // Methods are static fields of the class: a name that reaches here is not one.
-            let name = try fieldName(key, "schedule")
-            let settings = try box(side).settings
-            switch name {
-            case "time_zone": return .string(settings.timeZoneIdentifier)
-            case "week_start": return .integer(Int64(settings.weekStart.rawValue))
-            case "is_before": return .boolean(side == .before)
-            default:
-                throw LuaScriptError("the schedule has no field '\(name)' (methods: \(methods.sorted().joined(separator: ", ")); fields: time_zone, week_start)")
+    /// The fields of each view class, in the order the classes declare them to the runtime (a
+    /// field read arrives as its position: no name to compare).
+    enum ChangeField: String, CaseIterable { case entity, action, before, after, reason, validating, schedule_before, count }
+    enum ShiftField: String, CaseIterable {
+        case id, date, type, person, person_id, notes, attributes, event_id, starts_at, ends_at, minutes, hours
+    }
+    enum PersonField: String, CaseIterable { case id, name, attributes }
+    enum ShiftTypeField: String, CaseIterable {
+        case id, symbol, title, description, duration, all_day, start_minute, end_minute, minutes, location, attributes
+    }
+    enum LocationField: String, CaseIterable { case id, name, address, attributes }
+    enum ScheduleField: String, CaseIterable { case time_zone, week_start, is_before }
+
+    /// Registers a view class whose fields are the cases of `Field`; `index` gets the case read.
+    /// Any other key is an error naming the fields (`what` is the view's name in it).
+    private func registerClass<Field: RawRepresentable & CaseIterable>(
+        _ name: String, _ what: String, _: Field.Type, extra: @escaping () -> String = { "" },
+        _ index: @escaping (LuaObject, Field) throws -> LuaValue
+    ) throws -> LuaClassID where Field.RawValue == String, Field.AllCases == [Field] {
+        let fields = Field.allCases
+        return try runtime.registerClass(name: name, fields: fields.map(\.rawValue)) { object, key in
+            switch key {
+            case let .field(k): return try index(object, fields[k])
+            case .other(.string(let unknown)):
+                throw LuaScriptError("\(what) has no field '\(unknown)' (\(extra())\(fields.map(\.rawValue).joined(separator: ", ")))")
+            case .other: throw LuaScriptError("\(what.split(separator: " ").dropFirst().joined(separator: " ")) fields are named by strings")
             }
         }
     }
 
-    private func changeField(_ change: Change, validating: Bool, _ name: String) throws -> LuaValue {
-        switch name {
-        case "entity": return .string(change.entity.rawValue)
-        case "action": return .string(change.action.rawValue)
-        case "validating": return .boolean(validating)
-        case "schedule_before": return scheduleObject(.before)
-        case "reason":
+    private func registerClasses() throws {
+        changeClass = try registerClass("Change", "a change", ChangeField.self) { [unowned self] object, field in
+            guard case let .change(change, validating, before, after) = try target(object) else { throw LuaScriptError("not a change") }
+            switch field {
+            case .after: return after
+            case .before: return before
+            default: return try changeField(change, validating: validating, field)
+            }
+        }
+        shiftClass = try registerClass("Shift", "a shift", ShiftField.self) { [unowned self] object, field in
+            switch try target(object) {
+            case let .shift(shift, side): return try shiftField(shift, side, field)
+            case let .timed(timed, person): return try timedField(timed, person, field)
+            default: throw LuaScriptError("not a shift")
+            }
+        }
+        personClass = try registerClass("Person", "a person", PersonField.self) { [unowned self] object, field in
+            guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
+                throw LuaScriptError("person no longer exists")
+            }
+            switch field {
+            case .id: return .string(id.description)
+            case .name: return .string(person.displayName)
+            case .attributes: return Self.attributes(person.attributes)
+            }
+        }
+        typeClass = try registerClass("ShiftType", "a shift type", ShiftTypeField.self) { [unowned self] object, field in
+            guard case let .shiftType(id, side) = try target(object), let type = try box(side).shiftType(id) else {
+                throw LuaScriptError("shift type no longer exists")
+            }
+            let (start, end) = type.duration.minuteRange
+            switch field {
+            case .id: return .string(id.description)
+            case .symbol: return .string(type.symbol)
+            case .title: return .string(type.title)
+            case .description: return .string(type.description)
+            case .duration: return .string(type.duration.description)
+            case .all_day: return .boolean(type.duration == .allDay)
+            case .start_minute: return .integer(Int64(start))
+            case .end_minute: return .integer(Int64(end))
+            case .minutes: return .integer(Int64(end - start))
+            case .location: return type.locationID.map { view(location: $0, side) } ?? .nil
+            case .attributes: return Self.attributes(type.attributes)
+            }
+        }
+        locationClass = try registerClass("Location", "a location", LocationField.self) { [unowned self] object, field in
+            guard case let .location(id, side) = try target(object), let location = try box(side).location(id) else {
+                throw LuaScriptError("location no longer exists")
+            }
+            switch field {
+            case .id: return .string(id.description)
+            case .name: return .string(location.name)
+            case .address: return .string(location.address)
+            case .attributes: return Self.attributes(location.attributes)
+            }
+        }
+        // Methods are static fields of the class, read after the declared fields.
+        scheduleClass = try registerClass("Schedule", "the schedule", ScheduleField.self,
+                                          extra: { [unowned self] in "methods: \(methods.sorted().joined(separator: ", ")); fields: " }) { [unowned self] object, field in
+            let side = try side(ofSchedule: object)
+            let settings = try box(side).settings
+            switch field {
+            case .time_zone: return .string(settings.timeZoneIdentifier)
+            case .week_start: return .integer(Int64(settings.weekStart.rawValue))
+            case .is_before: return .boolean(side == .before)
+            }
+        }
+    }
+
+    private func changeField(_ change: Change, validating: Bool, _ field: ChangeField) throws -> LuaValue {
+        switch field {
+        case .entity: return .string(change.entity.rawValue)
+        case .action: return .string(change.action.rawValue)
+        case .validating: return .boolean(validating)
+        case .schedule_before: return scheduleObject(.before)
+        case .reason:
             if case let .shift(_, _, reason) = change, let reason { return .string(reason) }
             return .nil
-        case "count":
+        case .count:
             if case let .changeLogPruned(removed) = change { return .integer(Int64(removed)) }
             return .nil
-        default:
-            throw LuaScriptError("a change has no field '\(name)' (entity, action, before, after, reason, validating, schedule_before, count)")
+        case .after, .before: return .nil // served by the class (the views made up front)
         }
     }
 
@@ -409,50 +432,43 @@ final class LuaScheduleAPI {
                                .string("week_start"): .integer(Int64(settings.weekStart.rawValue))]))
     }
 
-    private func fieldName(_ key: LuaValue, _ what: String) throws -> String {
-        guard case let .string(name) = key else { throw LuaScriptError("\(what) fields are named by strings") }
-        return name
-    }
-
-    private func shiftField(_ shift: ScheduledShift, _ side: Side, _ key: LuaValue) throws -> LuaValue {
+    private func shiftField(_ shift: ScheduledShift, _ side: Side, _ field: ShiftField) throws -> LuaValue {
         let box = try box(side)
-        switch try fieldName(key, "shift") {
-        case "id": return .string(shift.id.description)
-        case "date": return .string(shift.date.description)
-        case "type": return view(type: shift.shiftTypeID, side)
-        case "person": return shift.personID.map { view(person: $0, side) } ?? .nil
-        case "person_id": return shift.personID.map { .string($0.description) } ?? .nil
-        case "notes": return shift.notes.map { .string($0) } ?? .nil
-        case "attributes": return Self.attributes(shift.attributes)
-        case "event_id": return .string(shift.eventIdentifier)
-        case "starts_at": return .integer(try interval(shift, box).start)
-        case "ends_at": return .integer(try interval(shift, box).end)
-        case "minutes":
+        switch field {
+        case .id: return .string(shift.id.description)
+        case .date: return .string(shift.date.description)
+        case .type: return view(type: shift.shiftTypeID, side)
+        case .person: return shift.personID.map { view(person: $0, side) } ?? .nil
+        case .person_id: return shift.personID.map { .string($0.description) } ?? .nil
+        case .notes: return shift.notes.map { .string($0) } ?? .nil
+        case .attributes: return Self.attributes(shift.attributes)
+        case .event_id: return .string(shift.eventIdentifier)
+        case .starts_at: return .integer(try interval(shift, box).start)
+        case .ends_at: return .integer(try interval(shift, box).end)
+        case .minutes:
             let span = try interval(shift, box)
             return .integer((span.end - span.start) / 60)
-        case "hours":
+        case .hours:
             let span = try interval(shift, box)
             return .number(Double(span.end - span.start) / 3600)
-        case let name:
-            throw LuaScriptError("a shift has no field '\(name)' (id, date, type, person, person_id, notes, attributes, event_id, starts_at, ends_at, minutes, hours)")
         }
     }
 
     /// A timeline shift's field: most come from the timeline; the rest read the shift.
-    private func timedField(_ shift: TimedShift, _ person: PersonID, _ key: LuaValue) throws -> LuaValue {
-        switch try fieldName(key, "shift") {
-        case "id": return .string(shift.id.description)
-        case "date": return .string(shift.date.description)
-        case "type": return view(type: shift.type, .after)
-        case "person": return view(person: person, .after)
-        case "person_id": return .string(person.description)
-        case "starts_at": return .integer(shift.start)
-        case "ends_at": return .integer(shift.end)
-        case "minutes": return .integer((shift.end - shift.start) / 60)
-        case "hours": return .number(Double(shift.end - shift.start) / 3600)
-        default:
+    private func timedField(_ shift: TimedShift, _ person: PersonID, _ field: ShiftField) throws -> LuaValue {
+        switch field {
+        case .id: return .string(shift.id.description)
+        case .date: return .string(shift.date.description)
+        case .type: return view(type: shift.type, .after)
+        case .person: return view(person: person, .after)
+        case .person_id: return .string(person.description)
+        case .starts_at: return .integer(shift.start)
+        case .ends_at: return .integer(shift.end)
+        case .minutes: return .integer((shift.end - shift.start) / 60)
+        case .hours: return .number(Double(shift.end - shift.start) / 3600)
+        case .notes, .attributes, .event_id:
             guard let (full, side) = try fullShift(.timed(shift, person)) else { throw LuaScriptError("not a shift") }
-            return try shiftField(full, side, key)
+            return try shiftField(full, side, field)
         }
     }
 
@@ -602,3 +618,4 @@ final class LuaScheduleAPI {
         }
     }
 }
+

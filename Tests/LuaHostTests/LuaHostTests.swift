@@ -322,6 +322,58 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         #expect(try rt.call(read) == [1])
     }
 
+    /// A class that declares its fields gets each one by position (no name to compare) and
+    /// keeps what it served in the object's slots (not tables) until the caches are invalidated;
+    /// other keys reach it as they are, every time; static fields still answer.
+    @Test func declaredFieldsArriveByPositionAndAreKeptInSlots() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let value = Counter()
+        let cls = try rt.registerClass(name: "Thing", fields: ["n", "name", "gone", "list", "me", "fail"]) { obj, key in
+            switch key {
+            case let .field(k):
+                calls.add("field \(k)")
+                switch k {
+                case 0: return .integer(obj.id + Int64(value.total))
+                case 1: return .string("thing \(obj.id)")
+                case 2: return .nil
+                case 3: return .table(LuaTable(array: [1, 2]))
+                case 4: return .object(obj)
+                default: throw LuaScriptError("no good")
+                }
+            case let .other(name):
+                calls.add("other \(name.stringValue ?? name.typeName)")
+                if case .string("secret") = name { return .integer(42) }
+                guard case let .string(text) = name else { return .nil }
+                throw LuaScriptError("a thing has no field '\(text)'")
+            }
+        }
+        try rt.setStatic(cls, "kind", .string("static"))
+        let thing = LuaValue.object(LuaObject(classID: cls, id: 7))
+        let out = try eval(rt, """
+            local t = ...
+            local l = t.list
+            l[1] = 99
+            local ok, err = pcall(function() return t.fail end)
+            local ok2 = pcall(function() return t.nothing end)
+            return t.n, t.n, t.name, t.name, t.gone == nil and t.gone == nil, t.list[1], t.me.me.n,
+                   t.secret, t.secret, t.kind, ok, ok2, err, t[1] == nil
+            """, [thing])
+        #expect(out == [7, 7, "thing 7", "thing 7", true, 1, 7, 42, 42, "static", false, false,
+                        "rules/test.lua:5: no good", true])
+        #expect(calls.counts == ["field 0": 1, "field 1": 1, "field 2": 1, "field 3": 2, "field 4": 1, "field 5": 1,
+                                 "other secret": 2, "other nothing": 1, "other number": 1])
+        // Invalidated, every object asks again (a copy kept across the invalidation too).
+        value.total = 100
+        rt.invalidateFieldCaches()
+        #expect(try eval(rt, "local t = ... return t.n, t.me.n", [thing]) == [107, 107])
+        #expect(calls.counts["field 0"] == 2)
+        expectHostError({ _ = try rt.registerClass(name: "Wide", fields: (0..<63).map { "f\($0)" }) { _, _ in .nil } }) {
+            if case .invalidValue = $0 { return true }
+            return false
+        }
+    }
+
     @Test func staticFieldsAreReadBeforeTheIndex() throws {
         let rt = try LuaRuntime()
         let calls = Counter()

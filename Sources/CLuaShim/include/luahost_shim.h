@@ -154,8 +154,15 @@ int lh_mark(lh_runtime *rt);
 /* Registers a host object class: userdata views whose __index reads the class's static
  * fields first, then calls the host function `index_fnid` with (object, key). With
  * `caches_fields`, each object keeps the fields the host served (not tables) until
- * lh_invalidate_fields. */
-int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields);
+ * lh_invalidate_fields.
+ *
+ * The class's `nfields` declared fields (names and byte lengths; at most
+ * LH_MAX_DECLARED_FIELDS) come before its static fields: the host function is called with
+ * (object, name, k) for the k-th of them (1-based), and each object keeps what it served for
+ * them (not tables) in a slot of its own until lh_invalidate_fields, caching or not. */
+#define LH_MAX_DECLARED_FIELDS 62
+int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields,
+                 int nfields, const char *const *fields, const size_t *lens);
 /* Sets a static field of a class (top tape value): every object of the class shows it. */
 int lh_class_set_static(lua_State *L, int32_t classid, const char *key, size_t keylen, const lh_tape *value);
 /* Forgets every host object's cached fields (they are asked of the host again). */
