@@ -86,7 +86,7 @@ public struct LuaFields {
 final class FieldScratch {
     static let capacity = 256
     let slots = UnsafeMutablePointer<lh_value>.allocate(capacity: FieldScratch.capacity)
-    var used = 0
+    @exclusivity(unchecked) var used = 0
 
     deinit { slots.deallocate() }
 }

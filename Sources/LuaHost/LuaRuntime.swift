@@ -84,7 +84,7 @@ public final class LuaRuntime {
         case fields((LuaObject, LuaObjectKey) throws -> LuaValue)
     }
 
-    private var functions: [HostBody] = []
+    @exclusivity(unchecked) private var functions: [HostBody] = []
     fileprivate var functionNames: [String] = []
     private var classCount: Int32 = 0
     private let argTape = Tape()
@@ -93,7 +93,7 @@ public final class LuaRuntime {
     let fieldScratch = FieldScratch()
     /// `makeRef`'s own (an engine makes a reference or two on every evaluation).
     private let refTape = Tape()
-    private var evaluating = false
+    @exclusivity(unchecked) private var evaluating = false
 
     /// Creates a sandboxed state. Throws ``LuaHostError/setupFailed(reason:)``.
     public init(configuration: Configuration = Configuration()) throws {

@@ -2,14 +2,18 @@ import CLuaShim
 
 /// A reusable buffer of `lh_value`s plus a string arena, written by Swift and
 /// pushed onto the Lua stack by C (see `lh_tape` in luahost_shim.h).
+/// Its properties are marked `@exclusivity(unchecked)`: a tape belongs to one runtime, used by one
+/// thread at a time, and no access to one overlaps another, so Swift's dynamic exclusivity
+/// checks (a call into the runtime per access of a class's stored property, on every call from
+/// Lua) would find nothing.
 final class Tape {
-    private(set) var values: UnsafeMutablePointer<lh_value>
-    private var capacity: Int
-    private(set) var count = 0
-    private var arena: UnsafeMutablePointer<CChar>
-    private var arenaCapacity: Int
-    private var arenaCount = 0
-    private(set) var ntop: Int32 = 0
+    @exclusivity(unchecked) private(set) var values: UnsafeMutablePointer<lh_value>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var arena: UnsafeMutablePointer<CChar>
+    @exclusivity(unchecked) private var arenaCapacity: Int
+    @exclusivity(unchecked) private var arenaCount = 0
+    @exclusivity(unchecked) private(set) var ntop: Int32 = 0
 
     init() {
         capacity = 32

@@ -60,11 +60,11 @@ final class LuaScheduleAPI {
     private(set) var reportFunction: LuaValue = .nil
 
     // Per-evaluation state.
-    private(set) var generation: Int64 = 0
+    @exclusivity(unchecked) private(set) var generation: Int64 = 0
     /// The person timelines handed out in this evaluation (see LuaScheduleAPI+Timeline).
-    var timelines: [(person: PersonID, shifts: [TimedShift])] = []
+    @exclusivity(unchecked) var timelines: [(person: PersonID, shifts: [TimedShift])] = []
     /// Timelines dropped earlier in this evaluation (handles keep counting, so an old one is stale).
-    var timelinesDropped = 0
+    @exclusivity(unchecked) var timelinesDropped = 0
     /// The schedules being evaluated, boxed so that field reads borrow them instead of copying
     /// a `Schedule` (a dozen reference counts) on every access.
     final class ScheduleBox {
@@ -83,16 +83,18 @@ final class LuaScheduleAPI {
         func withSchedule<T>(_ body: (borrowing Schedule) throws -> T) rethrows -> T { try body(schedule) }
     }
 
-    private var afterBox: ScheduleBox?
-    private var beforeBox: ScheduleBox?
+    @exclusivity(unchecked) private var afterBox: ScheduleBox?
+    @exclusivity(unchecked) private var beforeBox: ScheduleBox?
     private var after: Schedule? { afterBox?.schedule }
-    private var targets: [Target] = []
-    private var shiftViews: [ShiftViewKey: Int] = [:]
+    @exclusivity(unchecked) private var targets: [Target] = []
+    /// Shift views by shift and side, and views of people, shift types and locations by id and
+    /// side: one view per entity per evaluation, however it was reached.
+    @exclusivity(unchecked) private var views = ViewTable()
 
     /// Hours worked per person and period during one evaluation: the schedule does not change
     /// while it is evaluated, and a batch (an import, a rotation, `validate`) asks the same
     /// question for every shift of a person.
-    var minutesCache: [MinutesKey: Int] = [:]
+    @exclusivity(unchecked) var minutesCache: [MinutesKey: Int] = [:]
 
     struct MinutesKey: Hashable {
         let side: Side
@@ -101,17 +103,9 @@ final class LuaScheduleAPI {
         let to: LocalDate
     }
 
-    private struct ShiftViewKey: Hashable {
-        let id: ShiftID
-        let side: Side
-    }
-    private var entityViews: [EntityKey: Int] = [:]
 
-    private enum EntityKey: Hashable {
-        case person(PersonID, Side), shiftType(ShiftTypeID, Side), location(LocationID, Side)
-    }
     /// Receives `report{…}`; nil outside a rule's check (reporting then is an error).
-    var reportSink: ((Report) throws -> Void)?
+    @exclusivity(unchecked) var reportSink: ((Report) throws -> Void)?
 
     init(runtime: LuaRuntime, now: @escaping @Sendable () -> Date) throws {
         self.runtime = runtime
@@ -148,8 +142,7 @@ final class LuaScheduleAPI {
         // Each evaluation starts and ends with this, so the second time finds them empty.
         if !minutesCache.isEmpty { minutesCache.removeAll(keepingCapacity: true) }
         if !targets.isEmpty { targets.removeAll(keepingCapacity: true) }
-        if !shiftViews.isEmpty { shiftViews.removeAll(keepingCapacity: true) }
-        if !entityViews.isEmpty { entityViews.removeAll(keepingCapacity: true) }
+        views.removeAll()
         if !timelines.isEmpty { timelines.removeAll(keepingCapacity: true) }
         timelinesDropped = 0
     }
@@ -161,7 +154,9 @@ final class LuaScheduleAPI {
         runtime.invalidateFieldCaches()
         minutesCache.removeAll(keepingCapacity: true)
         for id in shifts {
-            if let index = shiftViews[ShiftViewKey(id: id, side: .after)], let shift = schedule.shift(id) { targets[index] = .shift(shift, .after) }
+            if let index = views.index(id.words, tag: ViewKind.shift.tag(.after)), let shift = schedule.shift(id) {
+                targets[index] = .shift(shift, .after)
+            }
         }
     }
 
@@ -192,11 +187,11 @@ final class LuaScheduleAPI {
 
     /// One view per shift and side in an evaluation, whichever way it was asked for.
     private func shiftView(_ id: ShiftID, _ side: Side, _ make: () -> Target) -> LuaValue {
-        let key = ShiftViewKey(id: id, side: side)
-        if let index = shiftViews[key] { return object(shiftClass, index) }
+        let (words, tag) = (id.words, ViewKind.shift.tag(side))
+        if let index = views.index(words, tag: tag) { return object(shiftClass, index) }
         let index = targets.count
         targets.append(make())
-        shiftViews[key] = index
+        views.insert(words, tag: tag, index: index)
         return object(shiftClass, index)
     }
 
@@ -251,23 +246,31 @@ final class LuaScheduleAPI {
     }
 
     func view(person id: PersonID, _ side: Side = .after) -> LuaValue {
-        entityView(.person(id, side), classID: personClass) { .person(id, side) }
+        entityView(id.words, .person, side, classID: personClass) { .person(id, side) }
     }
 
     func view(type id: ShiftTypeID, _ side: Side = .after) -> LuaValue {
-        entityView(.shiftType(id, side), classID: typeClass) { .shiftType(id, side) }
+        entityView(id.words, .shiftType, side, classID: typeClass) { .shiftType(id, side) }
     }
 
     func view(location id: LocationID, _ side: Side = .after) -> LuaValue {
-        entityView(.location(id, side), classID: locationClass) { .location(id, side) }
+        entityView(id.words, .location, side, classID: locationClass) { .location(id, side) }
     }
 
-    private func entityView(_ key: EntityKey, classID: LuaClassID, _ make: () -> Target) -> LuaValue {
-        if let index = entityViews[key] { return object(classID, index) }
+    private func entityView(_ words: (UInt64, UInt64), _ kind: ViewKind, _ side: Side, classID: LuaClassID,
+                            _ make: () -> Target) -> LuaValue {
+        let tag = kind.tag(side)
+        if let index = views.index(words, tag: tag) { return object(classID, index) }
         let index = targets.count
         targets.append(make())
-        entityViews[key] = index
+        views.insert(words, tag: tag, index: index)
         return object(classID, index)
+    }
+
+    /// What a view shows, for its key in `views` (with the side).
+    enum ViewKind: UInt32 {
+        case shift, person, shiftType, location
+        func tag(_ side: Side) -> UInt32 { rawValue << 1 | UInt32(side.rawValue) }
     }
 
     private func object(_ classID: LuaClassID, _ index: Int) -> LuaValue {

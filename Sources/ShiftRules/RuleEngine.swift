@@ -295,17 +295,17 @@ final class EngineState {
     }
     /// For each entity, its checking rules as the driver `each_rule` takes them (check, params,
     /// …), made on first use.
-    private var checkerLists: [EntityKind: LuaValue] = [:]
+    @exclusivity(unchecked) private var checkerLists: [EntityKind: LuaValue] = [:]
     /// The enabled rules with a `check`, by the entity whose changes they check (in id order):
     /// what a mutation runs, without sifting every rule on every mutation.
-    private var checkers: [EntityKind: [LoadedRule]] = [:]
+    @exclusivity(unchecked) private var checkers: [EntityKind: [LoadedRule]] = [:]
     var rotations: [LoadedRotation] = []
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
-    private var collected: [Violation] = []
+    @exclusivity(unchecked) private var collected: [Violation] = []
     /// The rule running now, which `report` calls are attributed to (the rule itself: a copy of
     /// its info would retain and release each of its strings on every call).
-    private var currentRule: LoadedRule?
+    @exclusivity(unchecked) private var currentRule: LoadedRule?
     /// Receives `report{…}` for the rule running now (made once, not per call).
     private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in
         guard let running = currentRule ?? markedRule else { throw LuaScriptError("report can only be called while a rule runs") }
@@ -324,10 +324,10 @@ final class EngineState {
             relatedShiftIDs: report.related, source: rule.file))
     }
     /// What has been reported in this evaluation, and whether a rule went over the limits.
-    private var reportedBytes = 0
-    private var reportOverflow = false
+    @exclusivity(unchecked) private var reportedBytes = 0
+    @exclusivity(unchecked) private var reportOverflow = false
     /// The rule whose reports went over the limits first.
-    private var overflowRule: LoadedRule?
+    @exclusivity(unchecked) private var overflowRule: LoadedRule?
     /// Limits on what one evaluation may report (violations are held in Swift memory).
     static let maxReports = 200_000
     static let maxReportBytes = 32 << 20
@@ -371,7 +371,7 @@ final class EngineState {
     private var ruleDriver: LuaRef!
     private var marker: LuaValue = .nil
     /// The rules of the `each_rule` call running now, which its marks number from 1.
-    private var markedRules: [LoadedRule] = []
+    @exclusivity(unchecked) private var markedRules: [LoadedRule] = []
     /// The prelude's `each_person(validate_person, people, …)` and the host functions it hands
     /// each timeline (columns, shift views).
     private var personDriver: LuaRef!

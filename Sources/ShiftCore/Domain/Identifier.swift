@@ -30,6 +30,10 @@ public struct Identifier<Entity>: Hashable, Sendable, Comparable, CustomStringCo
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue.isOrderedBefore(rhs.rawValue) }
 
+    /// The id's 16 bytes as two 64-bit words in memory order: equal ids have equal words (a
+    /// key for tables that hash ids cheaply).
+    public var words: (UInt64, UInt64) { rawValue.words }
+
     /// The 16 bytes as two words: `UUID`'s own hashing feeds them through the byte-buffer path,
     /// several times slower, and ids are hashed on every lookup in the schedule's maps.
     public func hash(into hasher: inout Hasher) {
