@@ -87,5 +87,7 @@ int lh_str_find(lua_State *L);
 int lh_str_match(lua_State *L);
 int lh_str_gmatch(lua_State *L);
 int lh_str_gsub(lua_State *L);
+/* string.format with a fast path (stock behaviour otherwise). */
+int lh_str_format(lua_State *L);
 
 #endif

@@ -1535,6 +1535,7 @@ static int setup_entry(lua_State *L) {
     set_fn(L, S, "match", lh_str_match);
     set_fn(L, S, "gmatch", lh_str_gmatch);
     set_fn(L, S, "gsub", lh_str_gsub);
+    set_fn(L, S, "format", lh_str_format);
     lua_pushnil(L); lua_setfield(L, S, "dump");
     /* table */
     lua_getglobal(L, "table");

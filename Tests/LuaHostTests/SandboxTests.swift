@@ -294,6 +294,38 @@ func runtimeMessage(_ e: LuaHostError, contains s: String) -> Bool {
     }
 }
 
+/// `string.format` goes a fast way for plain `%s` and `%d` and is Lua 5.4.4's own otherwise: its
+/// results and errors are stock Lua's (the expected texts below are what the standalone Lua 5.4.4
+/// prints for the same calls).
+@Suite struct FormatTests {
+    @Test(arguments: [
+        ("return ('%s works %s %s and %s %s at once (%d min)'):format('P1', '2025-01-01', 'E', '2025-01-02', 'L', 480)",
+         "P1 works 2025-01-01 E and 2025-01-02 L at once (480 min)"),
+        ("return string.format('%d|%d|%s|%s|%%|%s', math.mininteger, -7, 42, -0, 'a\\0b')", "-9223372036854775808|-7|42|0|%|a\0b"),
+        ("return string.format('%s %d', 1.5, 3.0)", "1.5 3"),
+        ("return string.format('%5d|%-3s|%x|%q|%.2f', 42, 'ab', 255, 'x\\n', 1/3)", "   42|ab |ff|\"x\\\n\"|0.33"),
+        ("return string.format('%d', '10')", "10"),
+        ("return string.format('no conversions')", "no conversions"),
+        ("return string.format('%s', setmetatable({}, { __tostring = function() return 'T' end }))", "T"),
+    ])
+    func formatsAsStockLuaDoes(_ body: String, _ expected: String) throws {
+        #expect(try eval(hostileRuntime(), body) == [.string(expected)])
+    }
+
+    @Test(arguments: [
+        ("return ('%d'):format('x')", "bad argument #1 to 'format' (number expected, got string)"),
+        ("return ('%d'):format(1.5)", "bad argument #1 to 'format' (number has no integer representation)"),
+        ("return ('%s %s'):format('a')", "bad argument #2 to 'format' (no value)"),
+        ("return ('%y'):format(1)", "invalid conversion '%y' to 'format'"),
+    ])
+    func failsAsStockLuaDoes(_ body: String, _ message: String) throws {
+        expectHostError({ _ = try eval(hostileRuntime(), body) }) {
+            if case let .runtime(chunk, line, text, _) = $0 { return chunk == "rules/test.lua" && line == 2 && text == message }
+            return false
+        }
+    }
+}
+
 @Suite struct PatternTests {
     /// The guarded functions must behave exactly like stock Lua 5.4's.
     @Test func guardedPatternFunctionsMatchStockLua() throws {

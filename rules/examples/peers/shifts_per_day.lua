@@ -23,22 +23,23 @@ return rule {
     local n = shifts.n
     if n < 2 then return end
     local days = shifts.days
-    local i = 1
-    while i < n do
+    -- One comparison per shift; a crowded day is reported when its second shift is met, and
+    -- the rest of its shifts are skipped (`done`).
+    local previous, done = days[1], 1
+    for i = 2, n do
       local day = days[i]
-      if days[i + 1] == day then
-        local last = i + 1
+      if day == previous and i > done then
+        local last = i
         while last < n and days[last + 1] == day do last = last + 1 end
-        local first, others = shifts[i], {}
-        for j = i + 1, last do others[#others + 1] = shifts[j] end
+        local first, others = shifts[i - 1], {}
+        for j = i, last do others[#others + 1] = shifts[j] end
         report{
-          message = ("%s has %d shifts starting on %s"):format(person.name, last - i + 1, first.date),
+          message = ("%s has %d shifts starting on %s"):format(person.name, last - i + 2, first.date),
           shift = first, related = others, penalty = 1,
         }
-        i = last + 1
-      else
-        i = i + 1
+        done = last
       end
+      previous = day
     end
   end,
 

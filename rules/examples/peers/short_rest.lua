@@ -42,7 +42,7 @@ return rule {
     local previous_end = ends[1]
     for i = 2, n do
       local gap = starts[i] - previous_end
-      if gap >= 0 and gap < rest then
+      if gap < rest and gap >= 0 then -- most gaps are long: one comparison
         local short = (rest - gap) // 60
         local previous, shift = shifts[i - 1], shifts[i]
         report{
