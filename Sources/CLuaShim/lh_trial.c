@@ -10,8 +10,8 @@
  * so its result is the metered run's; one that does not end in time is thrown away. Either way
  * the caller sees what a metered run gives (see lh_call).
  *
- * The watchdog is one thread per process. It looks at the running trials every millisecond,
- * sleeps on a condition variable once no trial has run for a while, and interrupts a trial by
+ * The watchdog is one thread per process. It looks at the running trials every 5 ms, sleeps
+ * on a condition variable once no trial has run for 50 ms, and interrupts a trial by
  * sending its thread a signal whose handler sets the count hook (lua_sethook may be called from
  * a signal handler: lua.c stops scripts on SIGINT that way); the hook then ends the call as an
  * exhausted budget does, so pcall cannot swallow it.
@@ -64,9 +64,12 @@ int lh_trial_end(lh_watch *w) { (void)w; return 1; }
 #define W_GEN 8u
 
 #define LH_WATCH_SLOTS 4096
-/* The watchdog's period, and how long it stays awake with no trial running. */
-#define LH_WATCH_PERIOD_NS 1000000
-#define LH_WATCH_LINGER_NS 200000000
+/* The watchdog's period (a trial is stopped within this of its time running out), how long it
+ * stays awake with no trial running, and how long it sleeps at most once asleep (it is woken
+ * when a trial starts; the bound only limits what a lost wake-up could cost). */
+#define LH_WATCH_PERIOD_NS 5000000
+#define LH_WATCH_LINGER_NS 50000000
+#define LH_WATCH_NAP_NS 1000000000
 
 struct lh_watch {
     atomic_uint state;
@@ -146,7 +149,8 @@ static void *watchdog_main(void *arg) {
         if (atomic_load(&trials_running) == 0) {
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += 50000000;
+            until.tv_sec += LH_WATCH_NAP_NS / 1000000000;
+            until.tv_nsec += LH_WATCH_NAP_NS % 1000000000;
             if (until.tv_nsec >= 1000000000) { until.tv_sec += 1; until.tv_nsec -= 1000000000; }
             pthread_cond_timedwait(&watchdog_wake, &watchdog_lock, &until);
         }

@@ -109,7 +109,7 @@ import Testing
 
     @Test func theWatchdogWakesForATrialAfterAQuietSpell() throws {
         let (rt, _) = try runtime(budget: 2_000_000)
-        Thread.sleep(forTimeInterval: 0.4) // the watchdog sleeps after 200 ms without a trial
+        Thread.sleep(forTimeInterval: 0.3) // the watchdog sleeps after 50 ms without a trial
         let start = ContinuousClock.now
         expectHostError({ _ = try eval(rt, "while true do end", trial: true) }, { if case .budgetExceeded = $0 { true } else { false } })
         #expect(ContinuousClock.now - start < .seconds(3))
