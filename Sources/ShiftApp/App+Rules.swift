@@ -53,6 +53,10 @@ public struct ValidateStats: Encodable, Sendable {
     public let rules: Int
     /// Lua states that may check the schedule side by side.
     public let workers: Int
+    /// Calls into the rules run as trials (without counting instructions), and how many of them
+    /// were cut short and run again, counted (docs/lua-sandbox.md, "Trials").
+    public let trials: Int
+    public let trialsRunAgain: Int
     /// Reading the store into memory.
     public let loadSeconds: Double
     /// Loading and compiling the rules.
@@ -65,12 +69,13 @@ public struct ValidateStats: Encodable, Sendable {
     public let peakMemoryMiB: Double?
 
     enum CodingKeys: String, CodingKey {
-        case shifts, people, rules, workers, loadSeconds, rulesSeconds, checkSeconds, reportSeconds, peakMemoryMiB
+        case shifts, people, rules, workers, trials, trialsRunAgain, loadSeconds, rulesSeconds, checkSeconds, reportSeconds, peakMemoryMiB
     }
 
     var text: String {
         func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
-        return "stats: \(shifts) shifts, \(people) people, \(rules) rules, \(workers) workers; load \(seconds(loadSeconds)), rules \(seconds(rulesSeconds)), "
+        return "stats: \(shifts) shifts, \(people) people, \(rules) rules, \(workers) workers, \(trials) trials (\(trialsRunAgain) run again); "
+            + "load \(seconds(loadSeconds)), rules \(seconds(rulesSeconds)), "
             + "check \(seconds(checkSeconds)), report \(seconds(reportSeconds))"
             + (peakMemoryMiB.map { String(format: "; peak memory %.0f MiB", $0) } ?? "")
     }
@@ -118,10 +123,11 @@ extension App {
             violations: violations, schedule: schedule, score: score ? ScoreSummary(violations, rules: engine.rules) : nil, rejected: false,
             limit: limit)
         if stats {
+            let trials = engine.trialCounts
             report.stats = ValidateStats(
                 shifts: schedule.shiftCount, people: schedule.personCount, rules: engine.rules.filter(\.enabled).count,
-                workers: engine.configuration.workers, loadSeconds: loadSeconds, rulesSeconds: rulesSeconds, checkSeconds: checkSeconds,
-                reportSeconds: lap(), peakMemoryMiB: ValidateStats.peakMemoryMiB())
+                workers: engine.configuration.workers, trials: trials.trials, trialsRunAgain: trials.reruns, loadSeconds: loadSeconds,
+                rulesSeconds: rulesSeconds, checkSeconds: checkSeconds, reportSeconds: lap(), peakMemoryMiB: ValidateStats.peakMemoryMiB())
         }
         let status: ExitStatus = report.errors > 0 ? .violations : .ok
         let statsText = report.stats.map { $0.text + "\n" } ?? ""
