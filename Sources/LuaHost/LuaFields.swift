@@ -82,7 +82,8 @@ public struct LuaFields {
 }
 
 /// Slots for the fields being read, reused from call to call (a runtime is used by one thread
-/// at a time). Reads nest (a field that is itself a table), each taking the next free slots.
+/// at a time, so `used` skips Swift's dynamic exclusivity checks). Reads nest (a field that is
+/// itself a table), each taking the next free slots.
 final class FieldScratch {
     static let capacity = 256
     let slots = UnsafeMutablePointer<lh_value>.allocate(capacity: FieldScratch.capacity)

@@ -84,6 +84,8 @@ public final class LuaRuntime {
         case fields((LuaObject, LuaObjectKey) throws -> LuaValue)
     }
 
+    /// (`@exclusivity(unchecked)`, here and on `evaluating`: read on every call from Lua, by the
+    /// one thread using the runtime, never while it is being changed.)
     @exclusivity(unchecked) private var functions: [HostBody] = []
     fileprivate var functionNames: [String] = []
     private var classCount: Int32 = 0

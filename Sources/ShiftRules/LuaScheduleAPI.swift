@@ -8,6 +8,10 @@ import ShiftCore
 ///
 /// Views live for one evaluation. Each evaluation bumps a generation; a view kept past its
 /// evaluation (in a global, say) fails with "stale view" instead of showing other data.
+///
+/// The properties every call from Lua touches are `@exclusivity(unchecked)`: the API belongs to
+/// one runtime, used by one thread at a time, whose host functions never re-enter it, so no
+/// access overlaps another and Swift's dynamic exclusivity checks would find nothing.
 final class LuaScheduleAPI {
     enum Side: Int64 { case after = 0, before = 1 }
 

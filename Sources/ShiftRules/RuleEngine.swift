@@ -281,6 +281,11 @@ final class LoadedRule {
 }
 
 /// Everything behind the engine's mutex: the Lua state and the loaded rules.
+///
+/// The properties every rule call touches are `@exclusivity(unchecked)`: the state is used by one
+/// thread at a time (behind the mutex, or leased to one worker) and no access overlaps another
+/// (the runtime refuses re-entry), so Swift's dynamic exclusivity checks, a runtime call per
+/// access on every call from Lua, would find nothing.
 final class EngineState {
     let runtime: LuaRuntime
     let api: LuaScheduleAPI
@@ -823,7 +828,8 @@ final class EngineState {
             markedRules = []
         }
         do {
-            _ = try runtime.call(ruleDriver, [list] + arguments, rewind: rewinder())
+            let mark = reportMark
+            _ = try runtime.call(ruleDriver, [list] + arguments, rewind: { rewind(to: mark) })
         } catch {
             // Before the first mark (out of memory, say) the failure is the first rule's.
             let rule = markedRule ?? rules[0]
@@ -834,14 +840,20 @@ final class EngineState {
         }
     }
 
-    /// Undoes what a call reported, for the runtime to run it again (a trial that did not end in
-    /// time, see `LuaRuntime.call(_:_:rewind:)`): a rule's checks have no other effect.
-    private func rewinder() -> () -> Void {
-        let (count, bytes, overflow, overflowing) = (collected.count, reportedBytes, reportOverflow, overflowRule)
-        return { [unowned self] in
-            collected.removeSubrange(count...)
-            (reportedBytes, reportOverflow, overflowRule) = (bytes, overflow, overflowing)
-        }
+    /// What has been reported so far, to go back to.
+    private struct ReportMark {
+        let count: Int, bytes: Int, overflow: Bool, overflowRule: LoadedRule?
+    }
+
+    private var reportMark: ReportMark {
+        ReportMark(count: collected.count, bytes: reportedBytes, overflow: reportOverflow, overflowRule: overflowRule)
+    }
+
+    /// Undoes what a call reported since `mark`, for the runtime to run it again (a trial that did
+    /// not end in time, see `LuaRuntime.call(_:_:rewind:)`): a rule's checks have no other effect.
+    private func rewind(to mark: ReportMark) {
+        collected.removeSubrange(mark.count...)
+        (reportedBytes, reportOverflow, overflowRule) = (mark.bytes, mark.overflow, mark.overflowRule)
     }
 
     /// The rule `each_rule` marked last (nil outside it).
@@ -859,7 +871,8 @@ final class EngineState {
             currentRule = nil
         }
         do {
-            _ = try runtime.call(function, arguments, rewind: rewinder())
+            let mark = reportMark
+            _ = try runtime.call(function, arguments, rewind: { rewind(to: mark) })
         } catch {
             throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
         }
