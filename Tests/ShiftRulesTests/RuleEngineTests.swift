@@ -123,11 +123,7 @@ import ShiftCore
         let limits = LuaRuntime.Configuration(memoryLimit: 32 << 20, instructionBudget: 1_000_000, timeLimit: .seconds(2))
         let engine = try RuleEngine(RuleEngineConfiguration(directories: [busy.path], now: { fixedNow }, limits: limits))
         let (store, _) = try await w.store(engine)
-        let base = await store.schedule
-        let mutation = Mutation.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob))
-        let (after, changes) = try base.applying(mutation)
-        let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: after,
-                                user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow)
+        let proposal = try await w.proposal(adding: w.shift(1, w.day, "2026-03-02", w.bob), to: store)
         // Each loop alone is well within the budget; the three together are not.
         let violations = try engine.evaluate(proposal)
         #expect(violations.map(\.ruleID) == ["a", "b", "c"])
@@ -184,11 +180,7 @@ import ShiftCore
             """])
         let engine = try w.engine([folder.path])
         let (store, _) = try await w.store(engine)
-        let base = await store.schedule
-        let mutation = Mutation.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob))
-        let (after, changes) = try base.applying(mutation)
-        let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: after,
-                                user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow)
+        let proposal = try await w.proposal(adding: w.shift(1, w.day, "2026-03-02", w.bob), to: store)
         let before = engine.trialCounts
         let violations = try engine.evaluate(proposal)
         #expect(violations.map(\.message) == ["seen", "done 4500001500000"])

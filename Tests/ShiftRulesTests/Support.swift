@@ -60,6 +60,15 @@ struct World {
         try RuleEngine(RuleEngineConfiguration(directories: directories, config: config, now: { fixedNow }))
     }
 
+    /// The proposal of adding `shift` to the store's schedule, for an engine to evaluate directly.
+    func proposal(adding shift: ScheduledShift, to store: ScheduleStore) async throws -> Proposal {
+        let base = await store.schedule
+        let mutation = Mutation.scheduleShift(shift)
+        let (after, changes) = try base.applying(mutation)
+        return Proposal(mutation: mutation, changes: changes, before: base, after: after,
+                        user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow)
+    }
+
     func store(_ engine: RuleEngine) async throws -> (ScheduleStore, InMemoryRepository) {
         let repository = InMemoryRepository(try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")))
         let store = try ScheduleStore(repository: repository, validators: [engine],
