@@ -845,8 +845,9 @@ int lh_read_fields(lua_State *L, int idx, int n, const char *const *names, const
         if (lua_type(L, -2) == LUA_TSTRING) {
             size_t len;
             const char *key = lua_tolstring(L, -2, &len);
+            /* the length and the first byte settle most names without a call to memcmp */
             for (k = 0; k < n; k++)
-                if (lens[k] == len && memcmp(names[k], key, len) == 0) break;
+                if (lens[k] == len && (len == 0 || (names[k][0] == key[0] && memcmp(names[k], key, len) == 0))) break;
         }
         if (k == n) {
             lua_pop(L, 1);

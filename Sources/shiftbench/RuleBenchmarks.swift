@@ -88,9 +88,18 @@ enum RuleBenchmarks {
                             user: UserProfile(userId: "b", displayName: "B"), timestamp: Date())
         }
         let engine = try RuleEngine(RuleEngineConfiguration(directories: [rulesDirectory]))
+        var slowest: [Int: Int] = [:] // addition → runs in which it was among the slowest 1 %
         for run in 1...runs {
             let sample = try evaluate(engine, proposals)
-            print("\(rulesDirectory) at \(size) shifts, run \(run): \(sample.seconds.count) additions evaluated, p50 \(formatTime(sample.percentile(50))), p99 \(formatTime(sample.percentile(99)))")
+            print("\(rulesDirectory) at \(size) shifts, run \(run): \(sample.seconds.count) additions evaluated, p50 \(formatTime(sample.percentile(50))), p90 \(formatTime(sample.percentile(90))), p99 \(formatTime(sample.percentile(99))), p99.9 \(formatTime(sample.percentile(99.9)))")
+            let cut = sample.percentile(99)
+            for (addition, seconds) in sample.seconds.enumerated() where seconds >= cut { slowest[addition, default: 0] += 1 }
+        }
+        // Whether the slowest evaluations are the same additions every run (something in the data)
+        // or different ones (the machine, the collector): the tail's cause.
+        if runs > 1 {
+            let repeated = slowest.values.filter { $0 > 1 }.count
+            print("slowest 1 % of each run: \(slowest.count) different additions, \(repeated) of them slowest in more than one run")
         }
     }
 

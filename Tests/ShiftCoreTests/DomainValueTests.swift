@@ -120,6 +120,33 @@ import Testing
         }
     }
 
+    /// The offset at an instant is Foundation's, from before the table (1900) to after it (2200),
+    /// on every day of the busy years and at random instants between: the table finds its place
+    /// by 48-day stretches, so instants at both sides of each change are tried too.
+    @Test(arguments: ["Europe/Berlin", "Australia/Lord_Howe", "America/St_Johns", "Asia/Kolkata", "UTC"])
+    func offsetsMatchFoundation(identifier: String) throws {
+        let zone = try #require(ZoneRules(identifier: identifier))
+        let foundation = try #require(TimeZone(identifier: identifier))
+        var instants: [Int64] = [-3_000_000_000, -2_208_988_801, -2_208_988_800, 7_258_118_400, 7_300_000_000, 9_000_000_000]
+        var generator = Generator(seed: 11)
+        for _ in 0..<3000 { instants.append(Int64.random(in: -2_208_988_800...7_258_118_400, using: &generator)) }
+        for day in stride(from: Int64(19_700), to: 20_800, by: 1) { instants.append(day * 86_400 + 3_600) }
+        var cursor = Date(timeIntervalSince1970: -2_208_988_800)
+        while let next = foundation.nextDaylightSavingTimeTransition(after: cursor), next.timeIntervalSince1970 < 7_258_118_400 {
+            let at = Int64(next.timeIntervalSince1970.rounded())
+            instants += [at - 1, at, at + 1]
+            cursor = next
+        }
+        for instant in instants {
+            let expected = foundation.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
+            // Outside the table the nearest known offset holds (Foundation may know other history).
+            guard instant >= -2_208_988_800, instant < 7_258_118_400 else { continue }
+            #expect(zone.offset(atUTC: instant) == expected, "\(identifier) at \(instant)")
+        }
+        #expect(zone.offset(atUTC: 9_000_000_000) == zone.offset(atUTC: 7_258_118_399))
+        #expect(zone.offset(atUTC: -3_000_000_000) == zone.offset(atUTC: -2_208_988_800))
+    }
+
     @Test func halfOpenIntervalsTouchWithoutOverlapping() {
         let a = InstantInterval(start: 0, end: 100)
         #expect(!a.overlaps(InstantInterval(start: 100, end: 200)))

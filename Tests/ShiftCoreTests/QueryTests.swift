@@ -107,6 +107,29 @@ import Testing
         #expect(s.minutesWorked(by: f.carol.id, from: date("2026-03-27"), to: date("2026-03-27")) == 1440)
     }
 
+    /// A period with both changes of a year in it, nights every other day: each window of it
+    /// counts what the shifts' own intervals say, whatever change lies near its ends.
+    @Test func minutesWorkedOverAYearMatchesEachShiftsInterval() async throws {
+        let (store, _) = try await f.store()
+        var mutations: [Mutation] = []
+        var day = date("2026-01-01")
+        var n = 0
+        while day <= date("2026-12-31") {
+            mutations.append(.scheduleShift(f.shift(200 + n, f.night, day.description, f.bob)))
+            day = day.adding(days: 2)
+            n += 1
+        }
+        try await store.apply(.batch(mutations))
+        let s = await store.schedule
+        for (from, to) in [("2026-01-01", "2026-12-31"), ("2026-03-27", "2026-10-26"), ("2026-03-29", "2026-03-29"),
+                           ("2026-03-28", "2026-03-28"), ("2026-10-24", "2026-10-25"), ("2026-02-01", "2026-11-30")] {
+            let expected = s.shifts(ShiftQuery(from: date(from), to: date(to), personID: f.bob.id))
+                .reduce(0) { $0 + s.interval(of: $1)!.minutes }
+            #expect(s.minutesWorked(by: f.bob.id, from: date(from), to: date(to)) == expected, "\(from)…\(to)")
+        }
+        #expect(s.minutesWorked(by: f.bob.id, from: date("2026-01-01"), to: date("2026-12-31")) == n * 720)
+    }
+
     /// `workRun` and `minutesWorked` walk the person index once (a window around the date, the
     /// durations of a few type numbers remembered); here they are checked against their
     /// definitions, day by day and shift by shift, on random rosters with five shift types

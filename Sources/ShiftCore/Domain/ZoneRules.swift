@@ -12,6 +12,13 @@ public struct ZoneRules: Sendable, Hashable {
     private let transitions: [Int64]
     /// `offsets[i]` applies before `transitions[i]`; the last applies after the last transition.
     private let offsets: [Int32]
+    /// For each stretch of 2^22 seconds (about 48 days) from 1900, the number of transitions at or
+    /// before its start: an instant's offset is then a step or two from there, not a binary
+    /// search over the century's transitions (a rule's check places dozens of shifts).
+    private let buckets: [UInt16]
+
+    private static let bucketBits = 22
+    private static let bucketBase: Int64 = -2_208_988_800
 
     private static let tableStart = Date(timeIntervalSince1970: -2_208_988_800) // 1900-01-01
     private static let tableEnd: Double = 7_258_118_400 // 2200-01-01
@@ -34,29 +41,47 @@ public struct ZoneRules: Sendable, Hashable {
         }
         self.transitions = transitions
         self.offsets = offsets
+        let count = Int((Int64(ZoneRules.tableEnd) - ZoneRules.bucketBase) >> ZoneRules.bucketBits) + 1
+        var buckets: [UInt16] = []
+        buckets.reserveCapacity(count)
+        var passed = 0
+        for bucket in 0..<count {
+            let start = ZoneRules.bucketBase + Int64(bucket) << ZoneRules.bucketBits
+            while passed < transitions.count && transitions[passed] <= start { passed += 1 }
+            buckets.append(UInt16(clamping: passed))
+        }
+        self.buckets = buckets
+    }
+
+    /// The number of transitions at or before `seconds`: the index of the offset in force then.
+    @inline(__always)
+    private func passed(_ seconds: Int64) -> Int {
+        let bucket = (seconds - ZoneRules.bucketBase) >> ZoneRules.bucketBits
+        guard bucket >= 0, transitions.count <= Int(UInt16.max) else {
+            // Before the table (or a table too long for the buckets): a binary search.
+            var low = 0
+            var high = transitions.count
+            while low < high {
+                let mid = (low + high) / 2
+                if transitions[mid] <= seconds { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        var index = Int(buckets[Swift.min(Int(bucket), buckets.count - 1)])
+        while index < transitions.count && transitions[index] <= seconds { index += 1 }
+        return index
     }
 
     public static let utc = ZoneRules(identifier: "UTC")!
 
     /// Seconds east of UTC at an instant.
     public func offset(atUTC seconds: Int64) -> Int {
-        var low = 0
-        var high = transitions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if transitions[mid] <= seconds { low = mid + 1 } else { high = mid }
-        }
-        return Int(offsets[low])
+        Int(offsets[passed(seconds)])
     }
 
     /// The instants where the offset changes in `(from, to]`, in order.
     public func transitions(from: Int64, to: Int64) -> ArraySlice<Int64> {
-        var low = 0
-        var high = transitions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if transitions[mid] <= from { low = mid + 1 } else { high = mid }
-        }
+        let low = passed(from)
         var end = low
         while end < transitions.count && transitions[end] <= to { end += 1 }
         return transitions[low..<end]
@@ -66,7 +91,10 @@ public struct ZoneRules: Sendable, Hashable {
     /// `date` (`minutes` may pass 1440 for the next day).
     public func instant(of date: LocalDate, minutes: Int) -> Int64 {
         let local = Int64(date.dayNumber) * 86_400 + Int64(minutes) * 60
-        let before = offset(atUTC: local - 86_400)
+        let first = passed(local - 86_400)
+        // No change within a day either side (the usual case): one offset.
+        if first == transitions.count || transitions[first] > local + 86_400 { return local - Int64(offsets[first]) }
+        let before = Int(offsets[first])
         let after = offset(atUTC: local + 86_400)
         if before == after { return local - Int64(before) }
         let early = local - Int64(before)
@@ -90,12 +118,7 @@ public struct ZoneRules: Sendable, Hashable {
     /// The stretch of UTC seconds `[lower, upper)` around `seconds` in which the offset does not
     /// change, and that offset.
     func stretch(containing seconds: Int64) -> (lower: Int64, upper: Int64, offset: Int) {
-        var low = 0
-        var high = transitions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if transitions[mid] <= seconds { low = mid + 1 } else { high = mid }
-        }
+        let low = passed(seconds)
         return (low == 0 ? .min : transitions[low - 1], low == transitions.count ? .max : transitions[low], Int(offsets[low]))
     }
 

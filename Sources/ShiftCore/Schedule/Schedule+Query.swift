@@ -302,11 +302,14 @@ extension Schedule {
         // `add` reads locals: reading `self` there can copy the whole schedule per call.
         let types = shiftTypeStore
         let zone = self.zone
+        // The dates come in order, so the changes still ahead are a position in `changes`.
+        var ahead = changes.startIndex
         func add(_ date: LocalDate, _ duration: ShiftDuration) {
             // A shift runs within two days of local time from its date's midnight; no offset is
             // a day or more, so its instants lie within (midnight - 2 days, midnight + 3 days].
             let midnight = Int64(date.dayNumber) * 86_400
-            if !changes.contains(where: { $0 > midnight - 2 * 86_400 && $0 <= midnight + 3 * 86_400 }) {
+            while ahead < changes.endIndex, changes[ahead] <= midnight - 2 * 86_400 { ahead += 1 }
+            if ahead == changes.endIndex || changes[ahead] > midnight + 3 * 86_400 {
                 total += duration.nominalMinutes
             } else {
                 total += zone.interval(of: duration, on: date).minutes
