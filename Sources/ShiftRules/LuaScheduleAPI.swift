@@ -340,14 +340,14 @@ final class LuaScheduleAPI {
             default: return try changeField(change, validating: validating, field)
             }
         }
-        shiftClass = try registerClass("Shift", "a shift", ShiftField.self) { [unowned self] object, field in
+        shiftClass = try registerClass("Shift", "a shift", ShiftField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
             switch try target(object) {
             case let .shift(shift, side): return try shiftField(shift, side, field)
             case let .timed(timed, person): return try timedField(timed, person, field)
             default: throw LuaScriptError("not a shift")
             }
         }
-        personClass = try registerClass("Person", "a person", PersonField.self) { [unowned self] object, field in
+        personClass = try registerClass("Person", "a person", PersonField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
             guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
                 throw LuaScriptError("person no longer exists")
             }
@@ -357,7 +357,7 @@ final class LuaScheduleAPI {
             case .attributes: return Self.attributes(person.attributes)
             }
         }
-        typeClass = try registerClass("ShiftType", "a shift type", ShiftTypeField.self) { [unowned self] object, field in
+        typeClass = try registerClass("ShiftType", "a shift type", ShiftTypeField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
             guard case let .shiftType(id, side) = try target(object), let type = try box(side).shiftType(id) else {
                 throw LuaScriptError("shift type no longer exists")
             }
@@ -376,7 +376,7 @@ final class LuaScheduleAPI {
             case .attributes: return Self.attributes(type.attributes)
             }
         }
-        locationClass = try registerClass("Location", "a location", LocationField.self) { [unowned self] object, field in
+        locationClass = try registerClass("Location", "a location", LocationField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
             guard case let .location(id, side) = try target(object), let location = try box(side).location(id) else {
                 throw LuaScriptError("location no longer exists")
             }
@@ -387,6 +387,7 @@ final class LuaScheduleAPI {
             case .attributes: return Self.attributes(location.attributes)
             }
         }
+        try registerAttributeMethod()
         // Methods are static fields of the class, read after the declared fields.
         scheduleClass = try registerClass("Schedule", "the schedule", ScheduleField.self,
                                           extra: { [unowned self] in "methods: \(methods.sorted().joined(separator: ", ")); fields: " }) { [unowned self] object, field in
@@ -397,6 +398,44 @@ final class LuaScheduleAPI {
             case .week_start: return .integer(Int64(settings.weekStart.rawValue))
             case .is_before: return .boolean(side == .before)
             }
+        }
+    }
+
+    /// `entity:attribute(name)` on a shift, person, shift type or location view: the one value
+    /// (nil when absent), as `entity.attributes[name]` gives it, without making the table of
+    /// all of them (which a rule reading one limit pays for on every read).
+    private func registerAttributeMethod() throws {
+        let function = try runtime.makeSingleValueFunction(name: "attribute") { [unowned self] args in
+            guard case let .object(object) = try args.value(0), object.classID != changeClass, object.classID != scheduleClass else {
+                throw LuaScriptError("call it as entity:attribute(name) (with a colon) on a shift, person, shift type or location")
+            }
+            guard case let .string(name) = try args.value(1) else {
+                throw LuaScriptError("attribute: the name must be a string, e.g. person:attribute(\"max_hours_per_week\")")
+            }
+            return try attributes(of: object)[name].map(Self.luaValue) ?? .nil
+        }
+        for classID in [shiftClass, personClass, typeClass, locationClass] {
+            try runtime.setStatic(classID!, "attribute", .function(function))
+        }
+    }
+
+    /// The attributes of the entity a view shows.
+    private func attributes(of object: LuaObject) throws -> Attributes {
+        switch try target(object) {
+        case let .shift(shift, _): return shift.attributes
+        case let .timed(timed, person):
+            guard let (full, _) = try fullShift(.timed(timed, person)) else { throw LuaScriptError("shift no longer exists") }
+            return full.attributes
+        case let .person(id, side):
+            guard let person = try box(side).person(id) else { throw LuaScriptError("person no longer exists") }
+            return person.attributes
+        case let .shiftType(id, side):
+            guard let type = try box(side).shiftType(id) else { throw LuaScriptError("shift type no longer exists") }
+            return type.attributes
+        case let .location(id, side):
+            guard let location = try box(side).location(id) else { throw LuaScriptError("location no longer exists") }
+            return location.attributes
+        case .change: throw LuaScriptError("a change has no attributes")
         }
     }
 

@@ -13,6 +13,7 @@ enum HostCallBenchmarks {
         ("the cheapest call: `cal.minutes_between(t1, t2)` (two integers in, one out)", "x = cal.minutes_between(0, i)"),
         ("a view field already read (`person.name`)", "x = person.name"),
         ("a view field that is a table, made on every read (`person.attributes`)", "x = person.attributes"),
+        ("one attribute, no table (`person:attribute(\"team\")`)", #"x = person:attribute("team")"#),
         ("`cal.days_between(d1, d2)`", #"x = cal.days_between("2025-01-01", day)"#),
         ("`cal.add_days(d, n)`", "x = cal.add_days(day, 3)"),
         ("`schedule:shift(id)` (a view made once, then the same one)", "x = schedule:shift(id)"),

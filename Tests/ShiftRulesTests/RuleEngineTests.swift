@@ -308,6 +308,62 @@ import ShiftCore
             "2026-03-03 D 07:00-19:00 false Bob 720 2 1 1440 1 2 Europe/Berlin true tuesday 2 2026-03-02 07:00 2026-03-03 true 2026-03-01 1 added shift",
         ])
     }
+    /// `x:attribute(name)` gives what `x.attributes[name]` gives, on each kind of view, and on a
+    /// timeline's shifts; a list comes as a fresh table; a bad call is an error naming the rule.
+    @Test func oneAttributeIsReadWithoutItsTable() async throws {
+        let folder = try RuleFolder(["probe.lua": """
+            local function show(v)
+              if type(v) == "table" then return "{" .. table.concat(v, ",") .. "}" end
+              return tostring(v) .. (math.type(v) and (":" .. math.type(v)) or "")
+            end
+            return rule { id = "probe", summary = "Reports what it sees.", on = { "shift" },
+              check = function(change, schedule, report)
+                local s = change.after
+                local p, t = s.person, s.type
+                local lines = {
+                  show(s:attribute("skill")), show(s:attribute("level")), show(s:attribute("ratio")), show(s:attribute("missing")),
+                  show(p:attribute("skills")), tostring(p:attribute("skills") ~= p:attribute("skills")),
+                  show(t:attribute("paid")), show(t.location:attribute("beds")), show(t.location:attribute("name")),
+                  tostring(s:attribute("level") == s.attributes.level and p:attribute("skills")[1] == p.attributes.skills[1]),
+                }
+                report{ message = table.concat(lines, " "), severity = "warning" }
+              end,
+              validate_person = function(person, shifts, schedule, report)
+                if shifts.n == 0 then return end
+                report{ message = person.name .. " " .. show(shifts[1]:attribute("skill")) .. " " .. show(person:attribute("skills")),
+                        severity = "warning" }
+              end }
+            """, "bad.lua": """
+            return rule { id = "bad", summary = "Calls it wrong.", on = { "shift" },
+              check = function(change, schedule, report)
+                local p = change.after.person
+                if change.after.date == "2026-03-05" then return p.attribute("skills") end
+                if change.after.date == "2026-03-06" then return p:attribute(7) end
+              end }
+            """])
+        let (store, _) = try await w.store(try w.engine([folder.path]))
+        let ward = Location(id: LocationID(uuid(40)), name: "Ward 9", attributes: ["beds": .number(12)])
+        var paid = ShiftType(id: ShiftTypeID(uuid(41)), symbol: "P", title: "Paid", duration: ShiftDuration("08:00-16:00")!)
+        paid.locationID = ward.id
+        paid.attributes = ["paid": .bool(true)]
+        try await store.apply(.batch([.addLocation(ward), .addShiftType(paid)]))
+        var shift = w.shift(1, paid, "2026-03-03", w.bob)
+        shift.attributes = ["skill": .string("head"), "level": .number(2), "ratio": .number(0.5)]
+        let result = try await store.apply(.scheduleShift(shift))
+        #expect(result.violations.map(\.message) == [
+            "head 2:integer 0.5:float nil {nurse} true true 12:integer nil true",
+        ])
+        let whole = try w.engine([folder.path]).validate(await store.schedule)
+        #expect(whole.map(\.message) == ["Bob head {nurse}"])
+        for (day, expected) in [("2026-03-05", "call it as entity:attribute(name) (with a colon)"), ("2026-03-06", "attribute: the name must be a string")] {
+            await #expect {
+                try await store.apply(.scheduleShift(w.shift(2, w.day, day, w.bob)))
+            } throws: { error in
+                "\(error)".contains("bad.lua:") && "\(error)".contains(expected)
+            }
+        }
+    }
+
     /// The queries the INRC-II rules needed, available to every rule: runs of days, attribute
     /// filters, store settings, the horizon and weekends.
     @Test func runsAttributesSettingsHorizonAndWeekends() async throws {

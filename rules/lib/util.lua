@@ -2,9 +2,10 @@
 local util = {}
 
 --- A number from a person's (or shift type's) attributes, else the rule's parameter.
+--- (`entity:attribute(key)` reads the one value; `entity.attributes` would make the whole table.)
 function util.number(entity, key, default)
   if entity ~= nil then
-    local value = entity.attributes[key]
+    local value = entity:attribute(key)
     if type(value) == "number" then return value end
   end
   return default
@@ -13,7 +14,7 @@ end
 --- True when a person's `skills` attribute (a list or a single string) holds `skill`.
 function util.has_skill(person, skill)
   if person == nil then return false end
-  local skills = person.attributes.skills
+  local skills = person:attribute("skills")
   if type(skills) == "string" then return skills == skill end
   if type(skills) ~= "table" then return false end
   for _, value in ipairs(skills) do
