@@ -908,12 +908,6 @@ static int lh_trampoline(lua_State *L) {
     return call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
 }
 
-/* A host object's __index. Upvalues: 1 the class's index function id, 2 its name, 3 the
- * class's static fields (a table, read first: methods), 4 whether fields are cached.
- * A cached class keeps each field it served (strings, numbers, booleans, nil, host objects;
- * never tables, which Lua could change) in the object's user value, valid while the
- * runtime's field epoch stands: the host moves the epoch on whenever what its objects show
- * may change, and an object of an older epoch asks the host again (which may refuse it). */
 /* Whether a field's value may be cached: never a table (one table every plugin could write). */
 static int cacheable(lua_State *L, int idx) {
     int t = lua_type(L, idx);
@@ -945,6 +939,13 @@ static int declared_field(lua_State *L, lh_runtime *rt, int k) {
     return n;
 }
 
+/* A host object's __index. Upvalues: 1 the class's index function id, 2 its name, 3 the
+ * class's static fields (a table: methods), 4 whether fields are cached, 5 its declared fields
+ * (name -> k, or nil), read first, then the static fields, then the host.
+ * A cached class keeps each other field it served (strings, numbers, booleans, nil, host
+ * objects; never tables, which Lua could change) in the object's user value, valid while the
+ * runtime's field epoch stands: the host moves the epoch on whenever what its objects show
+ * may change, and an object of an older epoch asks the host again (which may refuse it). */
 static int obj_index(lua_State *L) {
     lh_runtime *rt = LH_RT(L);
     lua_settop(L, 2);

@@ -107,7 +107,6 @@ final class LuaScheduleAPI {
         let to: LocalDate
     }
 
-
     /// Receives `report{…}`; nil outside a rule's check (reporting then is an error).
     @exclusivity(unchecked) var reportSink: ((Report) throws -> Void)?
 
@@ -314,6 +313,9 @@ final class LuaScheduleAPI {
     enum LocationField: String, CaseIterable { case id, name, address, attributes }
     enum ScheduleField: String, CaseIterable { case time_zone, week_start, is_before }
 
+    /// The methods of shift, person, shift type and location views, for error messages.
+    private static let viewMethods = "methods: attribute; fields: "
+
     /// Registers a view class whose fields are the cases of `Field`; `index` gets the case read.
     /// Any other key is an error naming the fields (`what` is the view's name in it).
     private func registerClass<Field: RawRepresentable & CaseIterable>(
@@ -340,14 +342,14 @@ final class LuaScheduleAPI {
             default: return try changeField(change, validating: validating, field)
             }
         }
-        shiftClass = try registerClass("Shift", "a shift", ShiftField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
+        shiftClass = try registerClass("Shift", "a shift", ShiftField.self, extra: { Self.viewMethods }) { [unowned self] object, field in
             switch try target(object) {
             case let .shift(shift, side): return try shiftField(shift, side, field)
             case let .timed(timed, person): return try timedField(timed, person, field)
             default: throw LuaScriptError("not a shift")
             }
         }
-        personClass = try registerClass("Person", "a person", PersonField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
+        personClass = try registerClass("Person", "a person", PersonField.self, extra: { Self.viewMethods }) { [unowned self] object, field in
             guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
                 throw LuaScriptError("person no longer exists")
             }
@@ -357,7 +359,7 @@ final class LuaScheduleAPI {
             case .attributes: return Self.attributes(person.attributes)
             }
         }
-        typeClass = try registerClass("ShiftType", "a shift type", ShiftTypeField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
+        typeClass = try registerClass("ShiftType", "a shift type", ShiftTypeField.self, extra: { Self.viewMethods }) { [unowned self] object, field in
             guard case let .shiftType(id, side) = try target(object), let type = try box(side).shiftType(id) else {
                 throw LuaScriptError("shift type no longer exists")
             }
@@ -376,7 +378,7 @@ final class LuaScheduleAPI {
             case .attributes: return Self.attributes(type.attributes)
             }
         }
-        locationClass = try registerClass("Location", "a location", LocationField.self, extra: { "methods: attribute; fields: " }) { [unowned self] object, field in
+        locationClass = try registerClass("Location", "a location", LocationField.self, extra: { Self.viewMethods }) { [unowned self] object, field in
             guard case let .location(id, side) = try target(object), let location = try box(side).location(id) else {
                 throw LuaScriptError("location no longer exists")
             }
@@ -421,11 +423,9 @@ final class LuaScheduleAPI {
 
     /// The attributes of the entity a view shows.
     private func attributes(of object: LuaObject) throws -> Attributes {
-        switch try target(object) {
-        case let .shift(shift, _): return shift.attributes
-        case let .timed(timed, person):
-            guard let (full, _) = try fullShift(.timed(timed, person)) else { throw LuaScriptError("shift no longer exists") }
-            return full.attributes
+        let target = try target(object)
+        switch target {
+        case .shift, .timed: return try fullShift(target)!.0.attributes
         case let .person(id, side):
             guard let person = try box(side).person(id) else { throw LuaScriptError("person no longer exists") }
             return person.attributes
@@ -664,4 +664,3 @@ final class LuaScheduleAPI {
         }
     }
 }
-
