@@ -834,7 +834,14 @@ int lh_read_fields(lua_State *L, int idx, int n, const char *const *names, const
     if (!lua_checkstack(L, n + 6)) return -1;
     idx = lua_absindex(L, idx);
     memset(out, 0, sizeof *out * (size_t)n); /* LH_NIL */
-    push_backing(L, idx);
+    /* A frozen table has a metatable (its proxy's); a table built for the call, the usual
+     * options or report table, has none and is read as it is. */
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        push_backing(L, idx);
+    } else {
+        lua_pushvalue(L, idx);
+    }
     int t = lua_gettop(L);
     int strays = 0;
     int64_t entries = 0;
@@ -858,14 +865,12 @@ int lh_read_fields(lua_State *L, int idx, int n, const char *const *names, const
             }
             continue;
         }
-        int type = lua_type(L, -1);
-        if (type == LUA_TTABLE || type == LUA_TFUNCTION || type == LUA_TTHREAD || type == LUA_TLIGHTUSERDATA
-            || (type == LUA_TUSERDATA && to_object(L, -1) == NULL)) {
-            /* keep the value on the stack, below the key */
+        lh_describe(L, -1, &out[k]);
+        if (out[k].kind == LH_TABLE || out[k].kind == LH_FUNCTION || out[k].kind == LH_OTHER) {
+            /* a value described by its stack index: keep it on the stack, below the key */
             lua_rotate(L, -2, 1);
-            lh_describe(L, -2, &out[k]);
+            out[k].aux = lua_gettop(L) - 1;
         } else {
-            lh_describe(L, -1, &out[k]);
             lua_pop(L, 1);
         }
     }

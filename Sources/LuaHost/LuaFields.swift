@@ -58,6 +58,12 @@ public struct LuaFields {
         try arguments.convert(values[k], depth: 1)
     }
 
+    /// `body` over the bytes of field `k` when it is a string (valid only inside it), else nil.
+    public func withBytes<T>(_ k: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        guard values[k].kind == LH_STRING else { return nil }
+        return try values[k].withBytes(body)
+    }
+
     /// Whether field `k` is absent (or nil).
     public func isNil(_ k: Int) -> Bool { values[k].kind == LH_NIL }
 

@@ -697,6 +697,14 @@ public final class LuaRuntime {
 
 /// Decodes Lua string bytes: ASCII (nearly every key and value a rule passes) without the
 /// validating decoder's cost; other bytes validated as UTF-8 (nil when they are not).
+extension lh_value {
+    /// `body` over a string value's bytes (the caller has checked it is one).
+    @inline(__always)
+    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        try body(UnsafeBufferPointer(start: UnsafeRawPointer(s)?.assumingMemoryBound(to: UInt8.self), count: len))
+    }
+}
+
 @inline(__always)
 func decodeUTF8(_ raw: UnsafeRawBufferPointer) -> String? {
     var isASCII = true
@@ -819,6 +827,13 @@ public struct LuaArguments {
     public func string(_ i: Int) throws -> String {
         guard let v = raw(i), v.kind == LH_STRING else { throw bad(i, "string") }
         return String(decoding: UnsafeRawBufferPointer(start: v.s, count: v.len), as: UTF8.self)
+    }
+
+    /// `body` over the bytes of string argument `i` (valid only inside it), nil when the argument
+    /// is not a string: a value parsed from a string (a date) needs no Swift `String` made first.
+    public func withBytes<T>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        guard let v = raw(i), v.kind == LH_STRING else { return nil }
+        return try v.withBytes(body)
     }
 
     /// Argument `i` as a host object (optionally of a given class).

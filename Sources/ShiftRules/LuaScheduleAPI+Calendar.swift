@@ -18,7 +18,9 @@ extension LuaScheduleAPI {
         // hold it strongly, and the runtime keeps the closures below (a cycle that leaked the
         // whole runtime).
         let dateArgument = { [unowned self] (args: LuaArguments, index: Int, function: String) throws -> LocalDate in
-            try date(try args.value(index), "cal.\(function)")
+            // Read from the Lua string's bytes; anything else goes the long way for its error.
+            if let date = args.withBytes(index, LocalDate.init(isoBytes:)), let date { return date }
+            return try date(try args.value(index), "cal.\(function)")
         }
 
         try one("today") { [unowned self] _ in

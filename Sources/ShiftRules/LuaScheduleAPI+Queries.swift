@@ -77,9 +77,9 @@ extension LuaScheduleAPI {
             let usage = "work_run: expected { person = p, date = d [, limit = n] }"
             guard args.isTable(1) else { throw LuaScriptError(usage) }
             let table = try options(args, 1, Self.workRunOptions, usage)
-            let person = try personID(table["person"], "work_run: person")
-            let day = try date(table["date"], "work_run: date")
-            let limit = table["limit"].integerValue.map { Int($0) } ?? 3650
+            let person = try personID(table.person, "work_run: person")
+            let day = try table.day ?? date(table.date, "work_run: date")
+            let limit = table.limit.integerValue.map { Int($0) } ?? 3650
             guard let run = schedule.workRun(of: person, containing: day, limit: max(0, limit)) else { return .nil }
             return .table(LuaTable(hash: [
                 .string("first"): .string(run.lowerBound.description), .string("last"): .string(run.upperBound.description),
@@ -183,6 +183,12 @@ extension LuaScheduleAPI {
                     query.overlapping = try interval(fields, k, schedule)
                     continue
                 }
+                // Dates are read from the Lua string's bytes (no Swift string is made for them).
+                if (1...3).contains(k), let day = fields.withBytes(k, LocalDate.init(isoBytes:)), let day {
+                    if k != 2 { query.from = day }
+                    if k != 1 { query.to = day }
+                    continue
+                }
                 let field = try fields.value(k)
                 switch k {
                 case 0: query.personID = try personID(field, "shifts: person")
@@ -228,11 +234,17 @@ extension LuaScheduleAPI {
 
     /// An options table argument (`{ person = p, date = d }`) read in one pass in C, only the
     /// names given (a rule's check passes one on every query). Other keys are ignored, as a
-    /// `LuaTable` lookup by name would.
+    /// `LuaTable` lookup by name would. The names are `person`, `date` and (for `work_run`)
+    /// `limit`, in that order.
     struct Options {
-        fileprivate var entries: [(name: String, value: LuaValue)] = []
+        var person: LuaValue = .nil
+        /// The date when it is one (read from the Lua string's bytes); else `date` holds the
+        /// value given, for the error.
+        var day: LocalDate?
+        var date: LuaValue = .nil
+        var limit: LuaValue = .nil
 
-        subscript(_ name: String) -> LuaValue { entries.first { $0.name == name }?.value ?? .nil }
+        var hasDate: Bool { day != nil || !date.isNil }
     }
 
     private static let workRunOptions = LuaFieldNames(["person", "date", "limit"])
@@ -247,7 +259,9 @@ extension LuaScheduleAPI {
         if args.isNil(index) { return options }
         guard args.isTable(index) else { throw LuaScriptError(problem()) }
         try args.withFields(index, names) { fields in
-            for k in 0..<names.count where !fields.isNil(k) { options.entries.append((names.names[k], try fields.value(k))) }
+            options.person = try fields.value(0)
+            if let day = fields.withBytes(1, LocalDate.init(isoBytes:)), let day { options.day = day } else { options.date = try fields.value(1) }
+            if names.count > 2 { options.limit = try fields.value(2) }
         }
         return options
     }
@@ -372,10 +386,10 @@ extension LuaScheduleAPI {
 
     /// `schedule:availability{ person = p, date = d }`: entries as plain tables.
     private func availability(_ schedule: Schedule, _ side: Side, _ table: Options) throws -> LuaValue {
-        let person = table["person"].isNil ? nil : try personID(table["person"], "availability: person")
+        let person = table.person.isNil ? nil : try personID(table.person, "availability: person")
         var items: [Availability]
-        if !table["date"].isNil {
-            items = schedule.availability(on: try date(table["date"], "availability: date"), personID: person)
+        if table.hasDate {
+            items = schedule.availability(on: try table.day ?? date(table.date, "availability: date"), personID: person)
         } else if let person {
             items = schedule.availability(of: person)
         } else {

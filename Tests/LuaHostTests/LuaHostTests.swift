@@ -190,6 +190,24 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         try rt.freeze(frozen, name: "options")
         try rt.setGlobal("frozen", .reference(frozen))
         #expect(try eval(rt, "return opts(frozen)") == ["bob", .nil, 2, 0, .nil])
+        // A table with a metatable of its own (not a read-only one) is read raw: its __index is
+        // not consulted, as for a table without one.
+        #expect(try eval(rt, "return opts(setmetatable({ person = 'ann' }, { __index = { date = '2026-01-01', limit = 9 } }))")
+            == ["ann", .nil, .nil, 0, .nil])
+        // Values known by their place on the stack (functions, coroutines, tables) keep it while
+        // the entries after them are read, whatever the order of the table's entries.
+        try rt.registerFunction(name: "kinds") { args in
+            var out: [LuaValue] = []
+            try args.withFields(0, names) { fields in
+                out = try (0..<names.count).map { k in .string(try fields.value(k).typeName) }
+                if fields.isTable(2) { try fields.withFields(of: 2, span) { inner in out.append(try inner.value(0)) } }
+            }
+            return out
+        }
+        #expect(try eval(rt, "return kinds{ person = print, date = coroutine.create(print), span = { starts_at = 5 }, limit = 'x' }")
+            == ["function", "reference", "table", "string", 5])
+        #expect(try eval(rt, "return kinds{ limit = 1, span = { starts_at = 6 }, date = coroutine.create(print), person = print }")
+            == ["function", "reference", "table", "number", 6])
         // Not a table, a nested field that is not a table, and too many entries: errors.
         #expect(try eval(rt, "return pcall(opts, 5)")[1] == "bad argument #1 to 'opts' (table expected, got number)")
         try rt.registerFunction(name: "inner") { args in

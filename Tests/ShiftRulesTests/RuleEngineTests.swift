@@ -308,6 +308,45 @@ import ShiftCore
             "2026-03-03 D 07:00-19:00 false Bob 720 2 1 1440 1 2 Europe/Berlin true tuesday 2 2026-03-02 07:00 2026-03-03 true 2026-03-01 1 added shift",
         ])
     }
+    /// Dates given to the calendar helpers and as query filters are read from the Lua string's
+    /// bytes; what is not a date gets the same error as before, naming the helper or filter.
+    @Test func datesAreReadFromTheLuaStringAndBadOnesNamed() async throws {
+        let folder = try RuleFolder(["probe.lua": """
+            local function try(f, ...) local ok, e = pcall(f, ...); return ok and tostring(e) or e:gsub("^.-:%d+: ", "") end
+            return rule { id = "probe", summary = "Reports what it sees.", on = { "shift" },
+              check = function(change, schedule, report)
+                local s = change.after
+                if s.date ~= "2026-03-03" then return end
+                local p = s.person
+                local run = schedule:work_run{ person = p, date = "2026-03-01" }
+                local lines = {
+                  cal.add_days("2026-02-28", 1), tostring(cal.days_between("2026-03-01", s.date)), cal.week_start("2026-03-08"),
+                  tostring(#schedule:shifts{ person = p, from = "2026-03-01", to = "2026-03-02" }),
+                  tostring(#schedule:shifts{ person = p, from = "2026-03-05", to = "2026-03-06", date = "2026-03-03" }),
+                  tostring(#schedule:shifts{ person = p, from = "2026-03-02" }), tostring(#schedule:shifts{ person = p, to = "2026-03-02" }),
+                  run.first .. ".." .. run.last, tostring(schedule:work_run{ person = p, date = "2026-03-02" }),
+                  tostring(#schedule:availability{ person = p, date = "2026-03-03" }), tostring(#schedule:availability{ date = "2026-03-03" }),
+                  try(cal.add_days, "2026-02-30", 1), try(cal.days_between, "2026-03-01", 20260301), try(cal.week_start, "2026-3-1"),
+                  try(schedule.shifts, schedule, { from = "2026-13-01" }), try(schedule.shifts, schedule, { date = 5 }),
+                  try(schedule.work_run, schedule, { person = p, date = "soon" }), try(schedule.availability, schedule, { date = "\\255\\255" }),
+                }
+                report{ message = table.concat(lines, " | "), severity = "warning" }
+              end }
+            """])
+        let (store, _) = try await w.store(try w.engine([folder.path]))
+        try await store.apply(.scheduleShift(w.shift(1, w.night, "2026-03-01", w.bob)))
+        try await store.apply(.addAvailability(Availability(
+            id: AvailabilityID(uuid(60)), personID: w.bob.id, from: LocalDate("2026-03-03")!, to: LocalDate("2026-03-03")!, kind: .unavailable)))
+        let result = try await store.apply(.scheduleShift(w.shift(2, w.day, "2026-03-03", w.bob)))
+        #expect(result.violations.map(\.message) == [[
+            "2026-03-01", "2", "2026-03-02", "1", "1", "1", "1", "2026-03-01..2026-03-01", "nil", "1", "1",
+            "cal.add_days: '2026-02-30' is not a date (YYYY-MM-DD)", "cal.days_between: expected a date string (YYYY-MM-DD)",
+            "cal.week_start: '2026-3-1' is not a date (YYYY-MM-DD)", "shifts: from: '2026-13-01' is not a date (YYYY-MM-DD)",
+            "shifts: date: expected a date string (YYYY-MM-DD)", "work_run: date: 'soon' is not a date (YYYY-MM-DD)",
+            "availability: date: expected a date string (YYYY-MM-DD)",
+        ].joined(separator: " | ")])
+    }
+
     /// `x:attribute(name)` gives what `x.attributes[name]` gives, on each kind of view, and on a
     /// timeline's shifts; a list comes as a fresh table; a bad call is an error naming the rule.
     @Test func oneAttributeIsReadWithoutItsTable() async throws {
