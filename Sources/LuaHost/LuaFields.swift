@@ -55,7 +55,9 @@ public struct LuaFields {
 
     /// Field `k` converted (a table is copied, as one nested in an options table is).
     public func value(_ k: Int) throws -> LuaValue {
-        try arguments.convert(values[k], depth: 1)
+        // Most fields of an options or report table are absent: no conversion for them.
+        if values[k].kind == LH_NIL { return .nil }
+        return try arguments.convert(values[k], depth: 1)
     }
 
     /// `body` over the bytes of field `k` when it is a string (valid only inside it), else nil.
