@@ -695,8 +695,6 @@ public final class LuaRuntime {
     }
 }
 
-/// Decodes Lua string bytes: ASCII (nearly every key and value a rule passes) without the
-/// validating decoder's cost; other bytes validated as UTF-8 (nil when they are not).
 extension lh_value {
     /// `body` over a string value's bytes (the caller has checked it is one).
     @inline(__always)
@@ -705,6 +703,8 @@ extension lh_value {
     }
 }
 
+/// Decodes Lua string bytes: ASCII (nearly every key and value a rule passes) without the
+/// validating decoder's cost; other bytes validated as UTF-8 (nil when they are not).
 @inline(__always)
 func decodeUTF8(_ raw: UnsafeRawBufferPointer) -> String? {
     var isASCII = true

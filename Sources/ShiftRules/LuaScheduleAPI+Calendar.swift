@@ -19,7 +19,7 @@ extension LuaScheduleAPI {
         // whole runtime).
         let dateArgument = { [unowned self] (args: LuaArguments, index: Int, function: String) throws -> LocalDate in
             // Read from the Lua string's bytes; anything else goes the long way for its error.
-            if let date = args.withBytes(index, LocalDate.init(isoBytes:)), let date { return date }
+            if let date = args.isoDate(index) { return date }
             return try date(try args.value(index), "cal.\(function)")
         }
 

@@ -184,7 +184,7 @@ extension LuaScheduleAPI {
                     continue
                 }
                 // Dates are read from the Lua string's bytes (no Swift string is made for them).
-                if (1...3).contains(k), let day = fields.withBytes(k, LocalDate.init(isoBytes:)), let day {
+                if (1...3).contains(k), let day = fields.isoDate(k) {
                     if k != 2 { query.from = day }
                     if k != 1 { query.to = day }
                     continue
@@ -260,7 +260,7 @@ extension LuaScheduleAPI {
         guard args.isTable(index) else { throw LuaScriptError(problem()) }
         try args.withFields(index, names) { fields in
             options.person = try fields.value(0)
-            if let day = fields.withBytes(1, LocalDate.init(isoBytes:)), let day { options.day = day } else { options.date = try fields.value(1) }
+            if let day = fields.isoDate(1) { options.day = day } else { options.date = try fields.value(1) }
             if names.count > 2 { options.limit = try fields.value(2) }
         }
         return options
@@ -406,4 +406,14 @@ extension LuaScheduleAPI {
             return .table(LuaTable(hash: row))
         }))
     }
+}
+
+// A date argument or field read from the Lua string's bytes, with no Swift string made for it
+// (nil when it is not a `YYYY-MM-DD` string: the caller then reads the value for its error).
+extension LuaArguments {
+    func isoDate(_ i: Int) -> LocalDate? { withBytes(i, LocalDate.init(isoBytes:)) ?? nil }
+}
+
+extension LuaFields {
+    func isoDate(_ k: Int) -> LocalDate? { withBytes(k, LocalDate.init(isoBytes:)) ?? nil }
 }
