@@ -186,9 +186,9 @@ import Testing
                 try #require(result.status == 0, "\(arguments): \(result.stderr)")
             }
             if backend == .sqlite { try SQLiteFile.checkpoint(folder.path + "/" + store) }
-            templates[backend] = folder.path
+            templates[backend] = folder
         }
-        let template = templates[backend]!
+        let template = templates[backend]!.path
         for name in try FileManager.default.contentsOfDirectory(atPath: template) {
             try FileManager.default.copyItem(atPath: template + "/" + name, toPath: sandbox.path + "/" + name)
         }
@@ -199,13 +199,13 @@ import Testing
     /// `templatesLock`. A pthread mutex (`NSLock`) rather than `Mutex`: on Linux a contended
     /// `Mutex` is handed over by the kernel, where ThreadSanitizer does not see it, and cases that
     /// start at once were reported as racing here.
-    nonisolated(unsafe) private static var templates: [StoreBackend: String] = [:]
+    nonisolated(unsafe) private static var templates: [StoreBackend: Sandbox] = [:]
     private static let templatesLock = NSLock()
 
     static func removeTemplates() {
         templatesLock.lock()
         defer { templatesLock.unlock() }
-        for folder in templates.values { try? FileManager.default.removeItem(atPath: folder) }
+        for folder in templates.values { folder.remove() }
     }
 
     /// Runs `shiftctl --store <store> <arguments>` and checks that it was refused: exit 2, one line

@@ -10,14 +10,17 @@ struct CLIResult {
     let stderr: String
 }
 
-/// A temporary folder for one test, removed by `remove()`.
-struct Sandbox {
+/// A temporary folder for one test, removed by `remove()` or, at the latest, when the last
+/// reference goes (a test that fails half-way leaves nothing behind in the temporary folder).
+final class Sandbox: Sendable {
     let path: String
 
     init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("shiftctl-test-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
+
+    deinit { remove() }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 

@@ -56,12 +56,13 @@ func memoryStore(
     return (ScheduleConfiguration(backend: .repository(repository), rulesDirectories: rules, defaultProfile: profile), repository)
 }
 
-/// A fresh temporary folder, removed by `remove()`.
-struct TemporaryFolder {
+/// A fresh temporary folder, removed by `remove()` or when the last reference goes.
+final class TemporaryFolder: Sendable {
     let path: String
     init() throws {
         path = NSTemporaryDirectory() + "shift-deps-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
+    deinit { remove() }
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -96,8 +96,8 @@ enum Environment {
     }
 }
 
-/// A temporary folder removed by `remove()`.
-struct TemporaryFolder {
+/// A temporary folder removed by `remove()` or when the last reference goes.
+final class TemporaryFolder: Sendable {
     let path: String
 
     init() throws {
@@ -105,6 +105,7 @@ struct TemporaryFolder {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
+    deinit { remove() }
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 
     func write(_ text: String, to name: String) throws -> String {

@@ -104,7 +104,10 @@ import ShiftStorage
         let folder = try RuleFolder(files)
         let world = World()
         let storePath = folder.path + ".json"
-        defer { try? FileManager.default.removeItem(atPath: storePath) }
+        defer {
+            // The store and the lock file the repository keeps beside it.
+            for file in [storePath, storePath + ".lock"] { try? FileManager.default.removeItem(atPath: file) }
+        }
         let plain = try ScheduleStore(
             repository: JSONFileRepository(path: storePath, createIfMissing: true,
                                            initialSettings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")),
