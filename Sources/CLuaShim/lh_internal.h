@@ -48,6 +48,14 @@ struct lh_runtime {
     uint64_t epoch;
     /* declared fields per class id (lh_new_class), for the user values of new objects */
     int *class_slots; int nclasses;
+    /* declared fields served from objects' words (lh_class_set_word_fields): per class,
+     * LH_MAX_DECLARED_FIELDS sources and object classes, NULL when the class has none */
+    struct lh_word_fields **word_fields; int words_classes;
+    /* words set and not yet taken by their objects (lh_set_words): open addressing, entries of
+     * an older epoch (tag != epoch + 1) free; words_count of them in the epoch words_tag */
+    struct lh_words_entry *words; size_t words_cap, words_count; uint64_t words_tag;
+    /* dates made for LH_WORD_DATE fields (registry table: day -> string), and how many */
+    int dates_ref; int dates_count;
     /* last error */
     int top0;
     int tb_valid;

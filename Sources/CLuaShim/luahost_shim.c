@@ -32,7 +32,14 @@ typedef struct lh_object {
      * bit k of `filled` is set and `slot_epoch` is the runtime's field epoch. */
     uint64_t slot_epoch;
     uint64_t filled;
+    /* Words (lh_set_words) for fields the runtime serves itself, valid while `words_tag` is the
+     * field epoch + 1; word j is present when bit j of `words_mask` is set. */
+    uint64_t words_tag;
+    uint32_t words_mask;
+    int64_t words[LH_OBJECT_WORDS];
 } lh_object;
+
+static void take_words(lh_runtime *rt, lh_object *o);
 
 static char nil_mark; /* light userdata key: a cached nil field */
 
@@ -88,7 +95,8 @@ static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             }
         }
     }
-    void *np = realloc(ptr, nsize);
+    /* A new block through malloc: glibc's realloc of NULL takes a longer way to it. */
+    void *np = ptr == NULL ? malloc(nsize) : realloc(ptr, nsize);
     if (np == NULL) return NULL;
     rt->used = rt->used - old + nsize;
     return np;
@@ -287,6 +295,8 @@ static void push_object(lua_State *L, int32_t cls, int64_t id) {
     lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 1 + slots);
     o->magic = LH_MAGIC; o->cls = cls; o->id = id; o->epoch = 0;
     o->slot_epoch = 0; o->filled = 0;
+    o->words_tag = 0; o->words_mask = 0;
+    if (cls > 0 && cls < rt->words_classes && rt->word_fields[cls] != NULL) take_words(rt, o);
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
         luaL_error(L, "unknown host object class %d", (int)cls);
@@ -920,12 +930,176 @@ static int cacheable(lua_State *L, int idx) {
         || (t == LUA_TUSERDATA && to_object(L, idx) != NULL);
 }
 
+/* ======================================================================
+ * Fields served from objects' words (lh_class_set_word_fields, lh_set_words)
+ * ====================================================================== */
+
+struct lh_word_fields {
+    uint8_t sources[LH_MAX_DECLARED_FIELDS];
+    int32_t classes[LH_MAX_DECLARED_FIELDS];
+};
+
+struct lh_words_entry {
+    int64_t id;
+    uint64_t tag;   /* the field epoch + 1 it was set in (0: never used) */
+    int32_t cls;
+    uint32_t mask;
+    int64_t w[LH_OBJECT_WORDS];
+};
+
+/* Words are set by the host just before it hands the object over, and taken into the object
+ * when it is pushed (or, for an object that exists already, when a field is read). Until then
+ * they wait in an open-addressing table by class and id; taking them removes them, so the table
+ * holds what is on its way (a few entries, or a query's results) and stays in the cache. An
+ * entry of an older field epoch is a free slot. */
+static size_t words_home(int32_t cls, int64_t id, size_t mask) {
+    uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uint32_t)cls * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h >> 32) & mask;
+}
+
+/* The slot holding (cls, id), or the free slot where it would go. */
+static struct lh_words_entry *words_find(struct lh_words_entry *table, size_t cap, uint64_t tag, int32_t cls, int64_t id) {
+    size_t mask = cap - 1;
+    for (size_t i = words_home(cls, id, mask);; i = (i + 1) & mask) {
+        struct lh_words_entry *e = &table[i];
+        if (e->tag != tag || (e->id == id && e->cls == cls)) return e;
+    }
+}
+
+void lh_set_words(lh_runtime *rt, int32_t cls, int64_t id, uint32_t mask, const int64_t *words) {
+    uint64_t tag = rt->epoch + 1;
+    if (rt->words_tag != tag) {
+        /* A new epoch: every entry is free. A table a big query grew goes back to its first size. */
+        rt->words_tag = tag;
+        rt->words_count = 0;
+        if (rt->words_cap > 4096) { free(rt->words); rt->words = NULL; rt->words_cap = 0; }
+    }
+    if ((rt->words_count + 1) * 4 > rt->words_cap * 3) {
+        size_t cap = rt->words_cap ? rt->words_cap * 2 : 1024;
+        struct lh_words_entry *table = (struct lh_words_entry *)calloc(cap, sizeof *table);
+        if (table == NULL) return; /* the object's fields stay the host's: slower, not wrong */
+        for (size_t i = 0; i < rt->words_cap; i++) {
+            const struct lh_words_entry *e = &rt->words[i];
+            if (e->tag == tag) *words_find(table, cap, tag, e->cls, e->id) = *e;
+        }
+        free(rt->words);
+        rt->words = table;
+        rt->words_cap = cap;
+    }
+    struct lh_words_entry *e = words_find(rt->words, rt->words_cap, tag, cls, id);
+    if (e->tag != tag) rt->words_count++;
+    e->id = id; e->cls = cls; e->tag = tag;
+    e->mask = mask & ((1u << LH_OBJECT_WORDS) - 1);
+    for (int j = 0; j < LH_OBJECT_WORDS; j++) e->w[j] = (e->mask >> j & 1) ? words[j] : 0;
+}
+
+/* Takes the object's waiting words, if any were set in this field epoch, out of the table
+ * (linear probing's deletion: later entries of the run move back into the hole). */
+static void take_words(lh_runtime *rt, lh_object *o) {
+    uint64_t tag = rt->epoch + 1;
+    if (rt->words_count == 0 || rt->words_tag != tag) return;
+    size_t mask = rt->words_cap - 1;
+    struct lh_words_entry *table = rt->words;
+    struct lh_words_entry *e = words_find(table, rt->words_cap, tag, o->cls, o->id);
+    if (e->tag != tag) return;
+    o->words_tag = tag;
+    o->words_mask = e->mask;
+    memcpy(o->words, e->w, sizeof o->words);
+    size_t hole = (size_t)(e - table);
+    for (size_t j = (hole + 1) & mask; table[j].tag == tag; j = (j + 1) & mask) {
+        size_t home = words_home(table[j].cls, table[j].id, mask);
+        /* table[j] may fill the hole when its home is not within (hole, j] (cyclically) */
+        int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!between) { table[hole] = table[j]; hole = j; }
+    }
+    table[hole].tag = 0;
+    rt->words_count--;
+}
+
+int lh_class_set_word_fields(lh_runtime *rt, int32_t cls, int nfields, const uint8_t *sources, const int32_t *classes) {
+    if (cls <= 0 || cls >= rt->nclasses || nfields > rt->class_slots[cls]) return LH_ERR_RUNTIME;
+    for (int k = 0; k < nfields; k++) {
+        int kind = sources[k] >> 4, word = sources[k] & 15;
+        if (sources[k] != 0 && (kind < LH_WORD_INTEGER || kind > LH_WORD_OBJECT || word >= LH_OBJECT_WORDS)) return LH_ERR_RUNTIME;
+    }
+    if (rt->word_fields == NULL || rt->words_classes < rt->nclasses) {
+        struct lh_word_fields **all = (struct lh_word_fields **)realloc(rt->word_fields, sizeof *all * (size_t)rt->nclasses);
+        if (all == NULL) return LH_ERR_MEMORY;
+        for (int c = rt->words_classes; c < rt->nclasses; c++) all[c] = NULL;
+        rt->word_fields = all;
+        rt->words_classes = rt->nclasses;
+    }
+    struct lh_word_fields *wf = rt->word_fields[cls];
+    if (wf == NULL && (wf = (struct lh_word_fields *)calloc(1, sizeof *wf)) == NULL) return LH_ERR_MEMORY;
+    memset(wf, 0, sizeof *wf);
+    for (int k = 0; k < nfields; k++) { wf->sources[k] = sources[k]; wf->classes[k] = classes ? classes[k] : 0; }
+    rt->word_fields[cls] = wf;
+    return LH_OK;
+}
+
+/* Pushes "YYYY-MM-DD" for `day` days since 1970-01-01 (years 1 to 9999, else returns 0 and
+ * pushes nothing). The strings made are kept by day, up to 65,536 of them. */
+static int push_date(lua_State *L, lh_runtime *rt, int64_t day) {
+    if (day < -719162 || day > 2932896) return 0;
+    luaL_checkstack(L, 3, NULL);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->dates_ref);
+    if (lua_rawgeti(L, -1, (lua_Integer)day) == LUA_TSTRING) { lua_remove(L, -2); return 1; }
+    lua_pop(L, 1);
+    /* days to civil (H. Hinnant's algorithm) */
+    int64_t z = day + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    int64_t y = yoe + era * 400 + (m <= 2);
+    char text[10] = {
+        (char)('0' + y / 1000 % 10), (char)('0' + y / 100 % 10), (char)('0' + y / 10 % 10), (char)('0' + y % 10), '-',
+        (char)('0' + m / 10), (char)('0' + m % 10), '-', (char)('0' + d / 10), (char)('0' + d % 10) };
+    lua_pushlstring(L, text, sizeof text);
+    if (rt->dates_count >= 65536) {
+        lua_pop(L, 2);
+        lua_newtable(L);
+        lua_rawseti(L, LUA_REGISTRYINDEX, rt->dates_ref);
+        rt->dates_count = 0;
+        return push_date(L, rt, day);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, (lua_Integer)day);
+    rt->dates_count++;
+    lua_remove(L, -2);
+    return 1;
+}
+
+/* Declared field k (0-based) of `o` served from its words: 1 with the value pushed, or 0 (the
+ * class does not serve it so, or the object has no such word in this field epoch). */
+static int word_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
+    if (o->cls <= 0 || o->cls >= rt->words_classes || k < 0 || k >= LH_MAX_DECLARED_FIELDS) return 0;
+    const struct lh_word_fields *wf = rt->word_fields[o->cls];
+    if (wf == NULL || wf->sources[k] == 0) return 0;
+    if (o->words_tag != rt->epoch + 1) take_words(rt, o);
+    int word = wf->sources[k] & 15;
+    if (o->words_tag != rt->epoch + 1 || !(o->words_mask >> word & 1)) return 0;
+    int64_t v = o->words[word];
+    switch (wf->sources[k] >> 4) {
+        case LH_WORD_INTEGER: lua_pushinteger(L, (lua_Integer)v); return 1;
+        case LH_WORD_DATE: return push_date(L, rt, v);
+        case LH_WORD_OBJECT:
+            if (v == 0) lua_pushnil(L); else push_object(L, wf->classes[k], v);
+            return 1;
+        default: return 0;
+    }
+}
+
 /* A declared field (upvalue 5 maps its name to k): served from the object's slot k when the
  * host filled it in this field epoch, else asked of the host with k as a third argument (no
  * name to compare) and kept in the slot. */
 static int declared_field(lua_State *L, lh_runtime *rt, int k) {
     lh_object *o = to_object(L, 1);
     uint64_t bit = (uint64_t)1 << k;
+    if (o != NULL && word_field(L, rt, o, k - 1)) return 1;
     if (o != NULL) {
         if (o->slot_epoch != rt->epoch) {
             o->slot_epoch = rt->epoch;
@@ -1511,6 +1685,7 @@ static int setup_entry(lua_State *L) {
     lua_newtable(L); rt->modules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->classes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->interned_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L); rt->dates_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     /* push_integers' table maker: host code, no environment */
     static const char pack_src[] = "return function(...) return { ... } end";
     if (luaL_loadbufferx(L, pack_src, sizeof pack_src - 1, "=(host)", "t") != LUA_OK) return lua_error(L);
@@ -1671,6 +1846,9 @@ void lh_close(lh_runtime *rt) {
     free_roots(rt);
     free(rt->args);
     free(rt->class_slots);
+    for (int c = 0; c < rt->words_classes; c++) free(rt->word_fields[c]);
+    free(rt->word_fields);
+    free(rt->words);
     free(rt);
 }
 

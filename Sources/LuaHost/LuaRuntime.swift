@@ -463,6 +463,47 @@ public final class LuaRuntime {
         return cls
     }
 
+    /// Declared fields of a class (``registerClass(name:fields:index:)``) that the runtime serves
+    /// itself from the words each object was given (``setWords(_:_:)``), without asking `index`:
+    /// `sources` maps a field's position in the class's `fields` to where its value comes from.
+    /// A field whose object has no words in the current field epoch (they go with
+    /// ``invalidateFieldCaches()``), or not that word, is asked of `index` as before, so the
+    /// words must say what `index` would: they are a shortcut, not a second source of truth.
+    public func setWordFields(_ classID: LuaClassID, _ sources: [Int: LuaWordField]) throws {
+        var codes = [UInt8](repeating: 0, count: Int(LH_MAX_DECLARED_FIELDS))
+        var classes = [Int32](repeating: 0, count: Int(LH_MAX_DECLARED_FIELDS))
+        for (field, source) in sources {
+            guard field >= 0, field < codes.count else { throw LuaHostError.invalidValue(reason: "no declared field \(field)") }
+            let word: Int
+            switch source {
+            case let .integer(w): (word, codes[field]) = (w, UInt8(LH_WORD_INTEGER) << 4)
+            case let .date(w): (word, codes[field]) = (w, UInt8(LH_WORD_DATE) << 4)
+            case let .object(w, of: cls): (word, codes[field], classes[field]) = (w, UInt8(LH_WORD_OBJECT) << 4, cls.rawValue)
+            }
+            guard word >= 0, word < LuaObjectWords.count else {
+                throw LuaHostError.invalidValue(reason: "an object has words 0 to \(LuaObjectWords.count - 1), not \(word)")
+            }
+            codes[field] |= UInt8(word)
+        }
+        let count = (sources.keys.max() ?? -1) + 1
+        guard lh_class_set_word_fields(rt, classID.rawValue, Int32(count), codes, classes) == LH_OK else {
+            throw LuaHostError.invalidValue(reason: "class \(classID.rawValue) does not declare \(count) fields")
+        }
+    }
+
+    /// Gives an object its words until the field epoch ends (``invalidateFieldCaches()``): the
+    /// fields of its class that ``setWordFields(_:_:)`` maps to them are then served from them.
+    /// Set them just before the object is handed to Lua: they wait in a table in C (a store, no
+    /// call into Lua) until the object is pushed, or read if it exists already, and takes them.
+    public func setWords(_ object: LuaObject, _ words: LuaObjectWords) {
+        var values = words.values
+        withUnsafePointer(to: &values) { pointer in
+            pointer.withMemoryRebound(to: Int64.self, capacity: LuaObjectWords.count) {
+                lh_set_words(rt, object.classID.rawValue, object.id, words.mask, $0)
+            }
+        }
+    }
+
     /// A field every object of the class shows, read before its `index` is asked (methods).
     /// Not a table: it would be one table shared by every plugin.
     public func setStatic(_ classID: LuaClassID, _ key: String, _ value: LuaValue) throws {

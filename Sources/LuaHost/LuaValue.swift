@@ -1,3 +1,4 @@
+import CLuaShim
 import Synchronization
 
 /// A Lua value as seen from Swift.
@@ -151,6 +152,44 @@ public struct LuaObject: Sendable, Hashable {
     public init(classID: LuaClassID, id: Int64) {
         self.classID = classID
         self.id = id
+    }
+}
+
+/// Where the runtime takes a declared field's value from when it serves it itself
+/// (``LuaRuntime/setWordFields(_:_:)``): one of the object's words (``LuaObjectWords``).
+public enum LuaWordField: Sendable, Hashable {
+    /// The word as an integer.
+    case integer(word: Int)
+    /// The word as a day number (days since 1970-01-01), shown as the string `YYYY-MM-DD`
+    /// (years 1 to 9999; any other day is asked of the class's `index`).
+    case date(word: Int)
+    /// The host object of class `of` whose id is the word; a word of 0 is `nil`.
+    case object(word: Int, of: LuaClassID)
+}
+
+/// Up to five 64-bit words given to one host object (``LuaRuntime/setWords(_:_:)``); a word
+/// not set is absent, and a field taken from it is asked of the class's `index`.
+public struct LuaObjectWords: Sendable {
+    public static let count = Int(LH_OBJECT_WORDS)
+    private(set) var mask: UInt32 = 0
+    private(set) var values: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
+
+    public init() {}
+
+    public subscript(word: Int) -> Int64? {
+        get {
+            guard word >= 0, word < Self.count, mask >> UInt32(word) & 1 == 1 else { return nil }
+            return withUnsafeBytes(of: values) { $0.load(fromByteOffset: word * 8, as: Int64.self) }
+        }
+        set {
+            precondition(word >= 0 && word < Self.count, "an object has words 0 to \(Self.count - 1)")
+            guard let newValue else {
+                mask &= ~(1 << UInt32(word))
+                return
+            }
+            mask |= 1 << UInt32(word)
+            withUnsafeMutableBytes(of: &values) { $0.storeBytes(of: newValue, toByteOffset: word * 8, as: Int64.self) }
+        }
     }
 }
 

@@ -159,6 +159,7 @@ final class LuaScheduleAPI {
         for id in shifts {
             if let index = views.index(id.words, tag: ViewKind.shift.tag(.after)), let shift = schedule.shift(id) {
                 targets[index] = .shift(shift, .after)
+                runtime.setWords(LuaObject(classID: shiftClass, id: generation << 32 | Int64(index)), shiftWords(targets[index]))
             }
         }
     }
@@ -193,9 +194,46 @@ final class LuaScheduleAPI {
         let (words, tag) = (id.words, ViewKind.shift.tag(side))
         if let index = views.index(words, tag: tag) { return object(shiftClass, index) }
         let index = targets.count
-        targets.append(make())
+        let target = make()
+        targets.append(target)
         views.insert(words, tag: tag, index: index)
-        return object(shiftClass, index)
+        let view = LuaObject(classID: shiftClass, id: generation << 32 | Int64(index))
+        runtime.setWords(view, shiftWords(target))
+        return .object(view)
+    }
+
+    /// The words of a shift view (`LuaRuntime.setWords`), in the places `registerClasses`
+    /// gives its fields: what `shiftField` and `timedField` would serve. A time the shift's
+    /// type cannot give is left out (the field then asks Swift, which names the problem).
+    enum ShiftWord {
+        static let start = 0, end = 1, day = 2, type = 3, person = 4
+    }
+
+    private func shiftWords(_ target: Target) -> LuaObjectWords {
+        var words = LuaObjectWords()
+        switch target {
+        case let .timed(shift, person):
+            words[ShiftWord.start] = shift.start
+            words[ShiftWord.end] = shift.end
+            words[ShiftWord.day] = Int64(shift.date.dayNumber)
+            words[ShiftWord.type] = objectID(view(type: shift.type, .after))
+            words[ShiftWord.person] = objectID(view(person: person, .after))
+        case let .shift(shift, side):
+            if let span = (side == .after ? afterBox : beforeBox)?.interval(of: shift) {
+                words[ShiftWord.start] = span.start
+                words[ShiftWord.end] = span.end
+            }
+            words[ShiftWord.day] = Int64(shift.date.dayNumber)
+            words[ShiftWord.type] = objectID(view(type: shift.shiftTypeID, side))
+            words[ShiftWord.person] = shift.personID.map { objectID(view(person: $0, side)) } ?? 0
+        default: break
+        }
+        return words
+    }
+
+    private func objectID(_ value: LuaValue) -> Int64 {
+        guard case let .object(object) = value else { preconditionFailure("a view is an object") }
+        return object.id
     }
 
     /// A read-only change object (`change.entity`, `change.after`, …) for a rule's check.
@@ -389,6 +427,15 @@ final class LuaScheduleAPI {
             case .attributes: return Self.attributes(location.attributes)
             }
         }
+        // A shift view's common fields are served by the runtime from the words its view was
+        // given when made (`shiftWords`), without a call into Swift: a whole-schedule check reads
+        // the date and type of each shift it reports, a change's check the times and person.
+        func position(_ field: ShiftField) -> Int { ShiftField.allCases.firstIndex(of: field)! }
+        try runtime.setWordFields(shiftClass, [
+            position(.starts_at): .integer(word: ShiftWord.start), position(.ends_at): .integer(word: ShiftWord.end),
+            position(.date): .date(word: ShiftWord.day), position(.type): .object(word: ShiftWord.type, of: typeClass),
+            position(.person): .object(word: ShiftWord.person, of: personClass),
+        ])
         try registerAttributeMethod()
         // Methods are static fields of the class, read after the declared fields.
         scheduleClass = try registerClass("Schedule", "the schedule", ScheduleField.self,

@@ -35,7 +35,9 @@ enum Prelude {
     local function each_person(fn, people, schedule, report, params, column, shift_at)
       for i = 1, #people, 3 do
         local person, handle, n = people[i], people[i + 1], people[i + 2]
-        local shifts = setmetatable({ n = n }, {
+        -- The columns' keys are in the constructor (as nil: no entry) so that the table is made
+        -- with room for them and keeping a column never rehashes it.
+        local shifts = setmetatable({ n = n, starts = nil, ends = nil, days = nil, minutes = nil }, {
           __index = function(t, k)
             if type(k) == "number" then return shift_at(handle, k) end
             local v, problem = column(handle, k)

@@ -392,6 +392,93 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         }
     }
 
+    /// Fields served from an object's words: an integer, a date made in C (checked against
+    /// Foundation's calendar over four centuries and at the ends of the range), another object
+    /// (0 is nil); a word not given, a day out of range, an object given none, or any object
+    /// after the field epoch ends reach the class's index as before.
+    @Test func wordFieldsAreServedWithoutTheIndexAndFallBackToIt() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let other = try rt.registerClass(name: "Other", fields: ["id"]) { obj, _ in .integer(obj.id) }
+        let cls = try rt.registerClass(name: "Thing", fields: ["n", "day", "friend", "name"]) { obj, key in
+            guard case let .field(k) = key else { return .nil }
+            calls.add("field \(k)")
+            return .string("index \(k) of \(obj.id)")
+        }
+        try rt.setWordFields(cls, [0: .integer(word: 4), 1: .date(word: 0), 2: .object(word: 1, of: other)])
+        func thing(_ id: Int64, _ set: [Int: Int64]) -> LuaValue {
+            var words = LuaObjectWords()
+            for (word, value) in set { words[word] = value }
+            #expect(words[3] == nil && set.allSatisfy { words[$0.key] == $0.value })
+            rt.setWords(LuaObject(classID: cls, id: id), words)
+            return .object(LuaObject(classID: cls, id: id))
+        }
+        let full = thing(1, [0: 20_454, 1: 9, 4: -5])
+        let out = try eval(rt, """
+            local t = ...
+            return t.n, t.day, t.friend.id, t.friend == t.friend, t.name
+            """, [full])
+        #expect(out == [-5, "2026-01-01", 9, true, "index 3 of 1"])
+        #expect(calls.counts == ["field 3": 1])
+        // Word 1 is 0: nil. No word 4 and a day out of range: the index.
+        let partial = thing(2, [0: 3_000_000, 1: 0])
+        #expect(try eval(rt, "local t = ... return t.n, t.day, t.friend", [partial]) == ["index 0 of 2", "index 1 of 2", .nil])
+        // No words at all: the index.
+        #expect(try eval(rt, "local t = ... return t.day", [.object(LuaObject(classID: cls, id: 3))]) == ["index 1 of 3"])
+        // A new field epoch: the words are gone.
+        rt.invalidateFieldCaches()
+        #expect(try eval(rt, "local t = ... return t.n, t.day", [full]) == ["index 0 of 1", "index 1 of 1"])
+
+        // Dates as Foundation's Gregorian calendar writes them, every 97 days over 1600-2400
+        // (before 1582 Foundation's calendar is Julian: the ends of the range, in the proleptic
+        // Gregorian calendar, are checked by value).
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let formatter = DateFormatter()
+        formatter.calendar = calendar
+        formatter.timeZone = calendar.timeZone
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd"
+        var days: [Int64] = Array(stride(from: -135_140, to: 157_000, by: 97)) + [0, -1, 11_016, 11_017]
+        days.append(contentsOf: [-719_163, 2_932_897]) // out of range: asked of the index
+        let ends: [Int64: String] = [-719_162: "0001-01-01", 2_932_896: "9999-12-31", -719_162 + 59: "0001-03-01"]
+        days.append(contentsOf: ends.keys)
+        // Each object made by a host function, its words set just before it is handed over (as
+        // the words are meant to be given).
+        let make = try rt.makeSingleValueFunction(name: "thing") { args in
+            thing(try args.integer(0), [0: try args.integer(1)])
+        }
+        try rt.setGlobal("thing", .function(make))
+        let list = LuaValue.table(LuaTable(array: days.map { .integer($0) }))
+        let dates = try eval(rt, "local out = {} for i, day in ipairs(...) do out[i] = thing(100 + i, day).day end return out", [list])
+        guard case let .table(table)? = dates.first else { Issue.record("no table"); return }
+        for (n, day) in days.enumerated() {
+            let expected = day < -719_162 || day > 2_932_896
+                ? "index 1 of \(101 + n)" : ends[day] ?? formatter.string(from: Date(timeIntervalSince1970: Double(day) * 86_400))
+            #expect(table.array[n] == .string(expected), "day \(day)")
+        }
+        // Words of thousands of objects set before any is handed over (a query's results) wait
+        // until each object is pushed; taking them out of the waiting table one by one keeps the
+        // others findable. Objects pushed in another order than their words were set, some twice.
+        let asked = calls.counts["field 1"]
+        var batch: [LuaValue] = []
+        for n in 0..<3000 { batch.append(thing(10_000 + Int64(n), [0: 20_454 + Int64(n % 400)])) }
+        let order = (0..<3000).map { ($0 * 7919) % 3000 } + [5, 17, 2999]
+        let read = try eval(rt, "local out = {} for i, t in ipairs(...) do out[i] = t.day end return out",
+                            [.table(LuaTable(array: order.map { batch[$0] }))])
+        guard case let .table(late)? = read.first else { Issue.record("no table"); return }
+        #expect(late.array == order.map { .string(formatter.string(from: Date(timeIntervalSince1970: Double(20_454 + $0 % 400) * 86_400))) })
+        #expect(calls.counts["field 1"] == asked, "every object of the batch had its words")
+
+        // Bad declarations are refused.
+        for bad: [Int: LuaWordField] in [[0: .integer(word: 5)], [7: .integer(word: 0)], [-1: .date(word: 0)]] {
+            expectHostError({ try rt.setWordFields(cls, bad) }) {
+                if case .invalidValue = $0 { return true }
+                return false
+            }
+        }
+    }
+
     @Test func staticFieldsAreReadBeforeTheIndex() throws {
         let rt = try LuaRuntime()
         let calls = Counter()

@@ -308,6 +308,64 @@ import ShiftCore
             "2026-03-03 D 07:00-19:00 false Bob 720 2 1 1440 1 2 Europe/Berlin true tuesday 2 2026-03-02 07:00 2026-03-03 true 2026-03-01 1 added shift",
         ])
     }
+    /// A shift view's date, times, type and person are served from the words its view was given
+    /// (no call into Swift): they must be what the schedule says, for a change's before and
+    /// after, a query's results and a timeline's shifts, across a change of clocks, for an open
+    /// shift, and the type and person must be the very views reached any other way.
+    @Test func aShiftViewsCommonFieldsAreTheSchedulesWhicheverWayItWasMade() async throws {
+        let fields = """
+            local function describe(s, schedule)
+              return table.concat({ s.date, tostring(s.starts_at), tostring(s.ends_at), s.type.symbol,
+                s.person and s.person.name or "open", tostring(s.type == schedule:shift_type(s.type.symbol)),
+                tostring(s.person == nil or s.person == schedule:person(s.person.name)), tostring(s.minutes) }, " ")
+            end
+
+            """
+        let folder = try RuleFolder(["probe.lua": fields + """
+            return rule { id = "probe", summary = "Reports what it sees.", on = { "shift" },
+              check = function(change, schedule, report)
+                local lines = { "after " .. describe(change.after, schedule) }
+                if change.before then lines[#lines + 1] = "before " .. describe(change.before, change.schedule_before) end
+                for _, s in ipairs(schedule:shifts{ from = "2026-03-28", to = "2026-03-30" }) do
+                  lines[#lines + 1] = "query " .. describe(s, schedule)
+                end
+                report{ message = table.concat(lines, " | "), severity = "warning" }
+              end,
+              validate_person = function(person, shifts, schedule, report)
+                for i = 1, shifts.n do
+                  report{ message = "timeline " .. describe(shifts[i], schedule), severity = "warning", shift = shifts[i] }
+                end
+              end }
+            """])
+        let engine = try w.engine([folder.path])
+        let (store, _) = try await w.store(engine)
+        // Berlin's clocks go forward in the night of 2026-03-28 to 29: that night shift is 11 h.
+        let night = w.shift(1, w.night, "2026-03-28", w.bob)
+        let open = w.shift(2, w.day, "2026-03-29", nil)
+        try await store.apply(.scheduleShift(night))
+        try await store.apply(.scheduleShift(open))
+        let moved = ScheduledShift(id: night.id, shiftTypeID: w.day.id, date: date("2026-03-30"), personID: w.carol.id)
+        let old = await store.schedule
+        let result = try await store.apply(.updateShift(moved))
+        let schedule = await store.schedule
+        let before = try #require(result.violations.first).message
+
+        func expected(_ shift: ScheduledShift, in schedule: Schedule, _ type: ShiftType, _ who: String) throws -> String {
+            let span = try #require(schedule.interval(of: shift))
+            return "\(shift.date) \(span.start) \(span.end) \(type.symbol) \(who) true true \((span.end - span.start) / 60)"
+        }
+        #expect(before == [
+            "after " + (try expected(moved, in: schedule, w.day, "Carol")),
+            "before " + (try expected(night, in: old, w.night, "Bob")),
+            "query " + (try expected(open, in: schedule, w.day, "open")),
+            "query " + (try expected(moved, in: schedule, w.day, "Carol")),
+        ].joined(separator: " | "))
+        #expect(try expected(night, in: old, w.night, "Bob").contains(" 660"), "the night of the change of clocks is 11 h")
+
+        let found = try engine.validate(schedule).map(\.message).filter { $0.hasPrefix("timeline") }
+        #expect(found == ["timeline " + (try expected(moved, in: schedule, w.day, "Carol"))])
+    }
+
     /// Dates given to the calendar helpers and as query filters are read from the Lua string's
     /// bytes; what is not a date gets the same error as before, naming the helper or filter.
     @Test func datesAreReadFromTheLuaStringAndBadOnesNamed() async throws {

@@ -163,6 +163,21 @@ int lh_mark(lh_runtime *rt);
 #define LH_MAX_DECLARED_FIELDS 62
 int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_fnid, int caches_fields,
                  int nfields, const char *const *fields, const size_t *lens);
+/* Declared fields the runtime serves itself from an object's words (lh_set_words), without
+ * calling the host: `sources[k]` for the k-th declared field (0-based, `nfields` of them) is
+ * 0 (the host serves it) or one of LH_WORD_* shifted left by 4, or'ed with the word's number
+ * (0 to LH_OBJECT_WORDS - 1); for LH_WORD_OBJECT, `classes[k]` is the class of the object.
+ * A field whose object has no words in this field epoch, or not that word, is the host's. */
+#define LH_OBJECT_WORDS 5
+#define LH_WORD_INTEGER 1 /* the word as an integer */
+#define LH_WORD_DATE 2    /* "YYYY-MM-DD" of the word as days since 1970-01-01 */
+#define LH_WORD_OBJECT 3  /* the host object (classes[k], the word as its id); 0 is nil */
+int lh_class_set_word_fields(lh_runtime *rt, int32_t classid, int nfields, const uint8_t *sources, const int32_t *classes);
+/* Gives the object (classid, id) its words for this field epoch (until lh_invalidate_fields):
+ * word j is words[j] when bit j of `mask` is set, absent otherwise. The words wait in a table
+ * until the object is pushed (or, if it exists, one of its fields is read) and takes them out of
+ * it: set them just before handing the object over. No Lua call: safe anywhere. */
+void lh_set_words(lh_runtime *rt, int32_t classid, int64_t id, uint32_t mask, const int64_t *words);
 /* Sets a static field of a class (top tape value): every object of the class shows it. */
 int lh_class_set_static(lua_State *L, int32_t classid, const char *key, size_t keylen, const lh_tape *value);
 /* Forgets every host object's cached fields (they are asked of the host again). */
