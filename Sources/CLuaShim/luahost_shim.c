@@ -974,20 +974,25 @@ void lh_set_words(lh_runtime *rt, int32_t cls, int64_t id, uint32_t mask, const 
         rt->words_count = 0;
         if (rt->words_cap > 4096) { free(rt->words); rt->words = NULL; rt->words_cap = 0; }
     }
-    if ((rt->words_count + 1) * 4 > rt->words_cap * 3) {
-        size_t cap = rt->words_cap ? rt->words_cap * 2 : 1024;
-        struct lh_words_entry *table = (struct lh_words_entry *)calloc(cap, sizeof *table);
-        if (table == NULL) return; /* the object's fields stay the host's: slower, not wrong */
-        for (size_t i = 0; i < rt->words_cap; i++) {
-            const struct lh_words_entry *e = &rt->words[i];
-            if (e->tag == tag) *words_find(table, cap, tag, e->cls, e->id) = *e;
+    struct lh_words_entry *e = rt->words_cap ? words_find(rt->words, rt->words_cap, tag, cls, id) : NULL;
+    if (e == NULL || e->tag != tag) {
+        /* A new entry: the table may have to grow first (words set again replace their entry
+         * in place, so that a failed growth never leaves older words behind). */
+        if ((rt->words_count + 1) * 4 > rt->words_cap * 3) {
+            size_t cap = rt->words_cap ? rt->words_cap * 2 : 1024;
+            struct lh_words_entry *table = (struct lh_words_entry *)calloc(cap, sizeof *table);
+            if (table == NULL) return; /* the object's fields stay the host's: slower, not wrong */
+            for (size_t i = 0; i < rt->words_cap; i++) {
+                const struct lh_words_entry *old = &rt->words[i];
+                if (old->tag == tag) *words_find(table, cap, tag, old->cls, old->id) = *old;
+            }
+            free(rt->words);
+            rt->words = table;
+            rt->words_cap = cap;
         }
-        free(rt->words);
-        rt->words = table;
-        rt->words_cap = cap;
+        e = words_find(rt->words, rt->words_cap, tag, cls, id);
+        rt->words_count++;
     }
-    struct lh_words_entry *e = words_find(rt->words, rt->words_cap, tag, cls, id);
-    if (e->tag != tag) rt->words_count++;
     e->id = id; e->cls = cls; e->tag = tag;
     e->mask = mask & ((1u << LH_OBJECT_WORDS) - 1);
     for (int j = 0; j < LH_OBJECT_WORDS; j++) e->w[j] = (e->mask >> j & 1) ? words[j] : 0;
@@ -1021,6 +1026,7 @@ int lh_class_set_word_fields(lh_runtime *rt, int32_t cls, int nfields, const uin
     for (int k = 0; k < nfields; k++) {
         int kind = sources[k] >> 4, word = sources[k] & 15;
         if (sources[k] != 0 && (kind < LH_WORD_INTEGER || kind > LH_WORD_OBJECT || word >= LH_OBJECT_WORDS)) return LH_ERR_RUNTIME;
+        if (kind == LH_WORD_OBJECT && (classes == NULL || classes[k] <= 0 || classes[k] >= rt->nclasses)) return LH_ERR_RUNTIME;
     }
     if (rt->word_fields == NULL || rt->words_classes < rt->nclasses) {
         struct lh_word_fields **all = (struct lh_word_fields **)realloc(rt->word_fields, sizeof *all * (size_t)rt->nclasses);

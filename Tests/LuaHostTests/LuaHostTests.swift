@@ -470,8 +470,14 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         #expect(late.array == order.map { .string(formatter.string(from: Date(timeIntervalSince1970: Double(20_454 + $0 % 400) * 86_400))) })
         #expect(calls.counts["field 1"] == asked, "every object of the batch had its words")
 
+        // Words set twice before the object is handed over: the second set counts.
+        _ = thing(50, [0: 1])
+        let twice = thing(50, [0: 20_454])
+        #expect(try eval(rt, "local t = ... return t.day", [twice]) == ["2026-01-01"])
+
         // Bad declarations are refused.
-        for bad: [Int: LuaWordField] in [[0: .integer(word: 5)], [7: .integer(word: 0)], [-1: .date(word: 0)]] {
+        for bad: [Int: LuaWordField] in [[0: .integer(word: 5)], [7: .integer(word: 0)], [-1: .date(word: 0)],
+                                         [2: .object(word: 1, of: LuaClassID(rawValue: 999))]] {
             expectHostError({ try rt.setWordFields(cls, bad) }) {
                 if case .invalidValue = $0 { return true }
                 return false
