@@ -10,7 +10,7 @@ enum RuleBenchmarks {
         print("Each mutation schedules a shift for an existing person on one of their days off (a valid change that every stock rule checks: overlaps, rest, days in a row, weekly hours, availability), then the next one removes it. Same mutations with no rules for the ratio. Rules: `\(rulesDirectory)`. Each round runs the mutations with no rules, then with the rules, each on a new store over the same schedule; a figure is the median of the rounds' percentiles, with their range; the ratio is the median of the rounds' ratios. Additions and removals are also given apart: a removal leaves most rules nothing to check.\n")
         var report = Report([
             "shifts in store", "mutations × rounds", "no rules p50", "no rules p99", "all rules p50", "all rules p99",
-            "ratio (p50)", "additions p50", "additions p99", "removals p50",
+            "ratio (p50)", "additions p50", "additions p99", "removals p50", "p99 of each mutation's median",
         ])
         for size in sizes {
             let schedule = try Generator.schedule(shifts: size)
@@ -31,11 +31,11 @@ enum RuleBenchmarks {
                 formatTime(rounds(bare) { $0.percentile(99) }.median), rounds(ruled) { $0.percentile(50) }.summary,
                 rounds(ruled) { $0.percentile(99) }.summary, String(format: "%.1fx", ratio.median),
                 formatTime(rounds(additions) { $0.percentile(50) }.median), formatTime(rounds(additions) { $0.percentile(99) }.median),
-                formatTime(rounds(removals) { $0.percentile(50) }.median),
+                formatTime(rounds(removals) { $0.percentile(50) }.median), formatTime(medians(ruled).percentile(99)),
             ])
         }
         print(report.markdown())
-        print("\nThe first 10 % of each round's mutations are warm-up and not counted.\n")
+        print("\nThe first 10 % of each round's mutations are warm-up and not counted. The last column takes each mutation's median time over the rounds (every round runs the same mutations in the same order), then their p99: what the slowest mutations cost, with what the machine did to one round or another mostly left out; the goal's p99 is the column before.\n")
 
         print("## One rule: Lua against native Swift\n")
         print("`no_double_booking` as the stock Lua rule and as the same check written in Swift (`NativeNoDoubleBooking` in shiftbench), each the only validator, on the same mutations; `evaluate` time only (the funnel's own cost is the same for both). Each round times the Swift rule, then the Lua rule, over all the proposals; the ratio is the median of the rounds' ratios.\n")
@@ -101,6 +101,12 @@ enum RuleBenchmarks {
             let repeated = slowest.values.filter { $0 > 1 }.count
             print("slowest 1 % of each run: \(slowest.count) different additions, \(repeated) of them slowest in more than one run")
         }
+    }
+
+    /// Each mutation's median time over the rounds (the rounds time the same mutations in order).
+    private static func medians(_ rounds: [Sample]) -> Sample {
+        guard let count = rounds.map(\.seconds.count).min() else { return Sample(seconds: []) }
+        return Sample(seconds: (0..<count).map { k in Sample(seconds: rounds.map { $0.seconds[k] }).median })
     }
 
     /// A round's timings less the first 10 % (warm-up), an even count so that additions keep even places.
