@@ -40,6 +40,8 @@ typedef struct lh_object {
 } lh_object;
 
 static void take_words(lh_runtime *rt, lh_object *o);
+/* The class's fields served from words (lh_class_set_word_fields), NULL when it has none. */
+static const struct lh_word_fields *word_fields_of(const lh_runtime *rt, int32_t cls);
 
 static char nil_mark; /* light userdata key: a cached nil field */
 
@@ -296,7 +298,7 @@ static void push_object(lua_State *L, int32_t cls, int64_t id) {
     o->magic = LH_MAGIC; o->cls = cls; o->id = id; o->epoch = 0;
     o->slot_epoch = 0; o->filled = 0;
     o->words_tag = 0; o->words_mask = 0;
-    if (cls > 0 && cls < rt->words_classes && rt->word_fields[cls] != NULL) take_words(rt, o);
+    if (word_fields_of(rt, cls) != NULL) take_words(rt, o);
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
         luaL_error(L, "unknown host object class %d", (int)cls);
@@ -1036,8 +1038,8 @@ int lh_class_set_word_fields(lh_runtime *rt, int32_t cls, int nfields, const uin
         rt->words_classes = rt->nclasses;
     }
     struct lh_word_fields *wf = rt->word_fields[cls];
-    if (wf == NULL && (wf = (struct lh_word_fields *)calloc(1, sizeof *wf)) == NULL) return LH_ERR_MEMORY;
-    memset(wf, 0, sizeof *wf);
+    if (wf != NULL) memset(wf, 0, sizeof *wf);
+    else if ((wf = (struct lh_word_fields *)calloc(1, sizeof *wf)) == NULL) return LH_ERR_MEMORY;
     for (int k = 0; k < nfields; k++) { wf->sources[k] = sources[k]; wf->classes[k] = classes ? classes[k] : 0; }
     rt->word_fields[cls] = wf;
     return LH_OK;
@@ -1081,10 +1083,13 @@ static int push_date(lua_State *L, lh_runtime *rt, int64_t day) {
 
 /* Declared field k (0-based) of `o` served from its words: 1 with the value pushed, or 0 (the
  * class does not serve it so, or the object has no such word in this field epoch). */
+static const struct lh_word_fields *word_fields_of(const lh_runtime *rt, int32_t cls) {
+    return cls > 0 && cls < rt->words_classes ? rt->word_fields[cls] : NULL;
+}
+
 static int word_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
-    if (o->cls <= 0 || o->cls >= rt->words_classes || k < 0 || k >= LH_MAX_DECLARED_FIELDS) return 0;
-    const struct lh_word_fields *wf = rt->word_fields[o->cls];
-    if (wf == NULL || wf->sources[k] == 0) return 0;
+    const struct lh_word_fields *wf = word_fields_of(rt, o->cls);
+    if (wf == NULL || k < 0 || k >= LH_MAX_DECLARED_FIELDS || wf->sources[k] == 0) return 0;
     if (o->words_tag != rt->epoch + 1) take_words(rt, o);
     int word = wf->sources[k] & 15;
     if (o->words_tag != rt->epoch + 1 || !(o->words_mask >> word & 1)) return 0;

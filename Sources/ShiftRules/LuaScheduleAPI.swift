@@ -159,7 +159,7 @@ final class LuaScheduleAPI {
         for id in shifts {
             if let index = views.index(id.words, tag: ViewKind.shift.tag(.after)), let shift = schedule.shift(id) {
                 targets[index] = .shift(shift, .after)
-                runtime.setWords(LuaObject(classID: shiftClass, id: generation << 32 | Int64(index)), shiftWords(targets[index]))
+                runtime.setWords(viewObject(shiftClass, index), shiftWords(targets[index]))
             }
         }
     }
@@ -197,7 +197,7 @@ final class LuaScheduleAPI {
         let target = make()
         targets.append(target)
         views.insert(words, tag: tag, index: index)
-        let view = LuaObject(classID: shiftClass, id: generation << 32 | Int64(index))
+        let view = viewObject(shiftClass, index)
         runtime.setWords(view, shiftWords(target))
         return .object(view)
     }
@@ -315,7 +315,12 @@ final class LuaScheduleAPI {
     }
 
     private func object(_ classID: LuaClassID, _ index: Int) -> LuaValue {
-        .object(LuaObject(classID: classID, id: generation << 32 | Int64(index)))
+        .object(viewObject(classID, index))
+    }
+
+    /// The object of the view at `index` in `targets`: its id says the generation and the index.
+    private func viewObject(_ classID: LuaClassID, _ index: Int) -> LuaObject {
+        LuaObject(classID: classID, id: generation << 32 | Int64(index))
     }
 
     /// The entity behind a view, or an error for a stale or foreign object.
