@@ -41,6 +41,7 @@ struct lh_runtime {
     void *ctx;
     lh_host_callback host_cb;
     lh_print_callback print_cb;
+    lh_element_callback element_cb;
     lh_value *args; int argcap;
     /* registry refs */
     int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref, pack_ref;

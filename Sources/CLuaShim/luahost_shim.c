@@ -893,33 +893,40 @@ int lh_read_fields(lua_State *L, int idx, int n, const char *const *names, const
  * Host functions and host objects
  * ====================================================================== */
 
-/* Calls host function `fnid` with the whole stack as arguments and pushes its results;
- * returns how many. Raises the host's error message (the host frame has returned by then). */
-static int call_host(lua_State *L, int64_t fnid) {
+/* Raises the host's error message (the first value of `out`, a string) at the line of the Lua
+ * code that called the running C function. */
+static int raise_host_error(lua_State *L, const lh_tape *out) {
+    luaL_where(L, 1);
+    if (out->count > 0 && out->values[0].kind == LH_STRING)
+        lua_pushlstring(L, out->arena + out->values[0].i, out->values[0].len);
+    else
+        lua_pushliteral(L, "host function failed");
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+/* Calls host function `fnid` with the stack values from `base` to the top as its arguments and
+ * pushes its results above them; returns how many. Raises the host's error message (the host
+ * frame has returned by then). */
+static int call_host_from(lua_State *L, int64_t fnid, int base) {
     lh_runtime *rt = LH_RT(L);
-    int n = lua_gettop(L);
+    int n = lua_gettop(L) - base + 1;
     if (n > rt->argcap) {
         int cap = n < 16 ? 16 : n;
         lh_value *a = (lh_value *)realloc(rt->args, sizeof(lh_value) * (size_t)cap);
         if (a == NULL) return luaL_error(L, "not enough memory for host call arguments");
         rt->args = a; rt->argcap = cap;
     }
-    for (int i = 0; i < n; i++) lh_describe(L, i + 1, &rt->args[i]);
+    for (int i = 0; i < n; i++) lh_describe(L, base + i, &rt->args[i]);
     lh_tape out = {0};
     int st = rt->host_cb(rt->ctx, L, fnid, rt->args, n, &out);
-    if (st != 0) {
-        luaL_where(L, 1);
-        if (out.count > 0 && out.values[0].kind == LH_STRING)
-            lua_pushlstring(L, out.arena + out.values[0].i, out.values[0].len);
-        else
-            lua_pushliteral(L, "host function failed");
-        lua_concat(L, 2);
-        return lua_error(L);
-    }
+    if (st != 0) return raise_host_error(L, &out);
     int top = lua_gettop(L);
     push_tape_raw(L, &out);
     return lua_gettop(L) - top;
 }
+
+static int call_host(lua_State *L, int64_t fnid) { return call_host_from(L, fnid, 1); }
 
 static int lh_trampoline(lua_State *L) {
     return call_host(L, lua_tointegerx(L, lua_upvalueindex(1), NULL));
@@ -998,6 +1005,15 @@ void lh_set_words(lh_runtime *rt, int32_t cls, int64_t id, uint32_t mask, const 
     e->id = id; e->cls = cls; e->tag = tag;
     e->mask = mask & ((1u << LH_OBJECT_WORDS) - 1);
     for (int j = 0; j < LH_OBJECT_WORDS; j++) e->w[j] = (e->mask >> j & 1) ? words[j] : 0;
+}
+
+/* Gives the object words of its own for this field epoch unless it has some already. */
+static void give_words(lh_runtime *rt, lh_object *o, uint32_t mask, const int64_t *words) {
+    uint64_t tag = rt->epoch + 1;
+    if (mask == 0 || o->words_tag == tag) return;
+    o->words_tag = tag;
+    o->words_mask = mask & ((1u << LH_OBJECT_WORDS) - 1);
+    for (int j = 0; j < LH_OBJECT_WORDS; j++) o->words[j] = (o->words_mask >> j & 1) ? words[j] : 0;
 }
 
 /* Takes the object's waiting words, if any were set in this field epoch, out of the table
@@ -1379,6 +1395,105 @@ int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
     return map_status(st);
 }
 
+/* ======================================================================
+ * Host sequences (lh_new_sequence)
+ * ====================================================================== */
+
+_Static_assert(LH_OBJECT_WORDS == 5, "lh_element carries LH_OBJECT_WORDS words");
+
+/* A sequence's __index. Upvalues: 1 the element function id, 2 the field function id. The
+ * sequence's handle and length are its metatable's [1] and [2] (the metatable is protected:
+ * Lua code cannot reach them). */
+static int seq_index(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    lua_settop(L, 2);
+    luaL_checkstack(L, 8, NULL);
+    if (!lua_getmetatable(L, 1)) return 0;
+    lua_rawgeti(L, 3, 1);
+    int64_t handle = (int64_t)lua_tointegerx(L, -1, NULL);
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_rawgeti(L, 3, 2);
+        int isint = 0;
+        lua_Integer i = lua_tointegerx(L, 2, &isint), n = lua_tointegerx(L, -1, NULL);
+        if (!isint || i < 1 || i > n) { lua_pushnil(L); return 1; }
+        lh_element e;
+        memset(&e, 0, sizeof e);
+        lh_tape err = {0};
+        if (rt->element_cb == NULL) return luaL_error(L, "host sequences are not available");
+        if (rt->element_cb(rt->ctx, (int64_t)lua_tointegerx(L, lua_upvalueindex(1), NULL), handle, (int64_t)i, &e, &err) != 0)
+            return raise_host_error(L, &err);
+        if (e.cls == 0) { lua_pushnil(L); return 1; }
+        push_object(L, e.cls, e.id);
+        lh_object *o = to_object(L, -1);
+        if (o != NULL) give_words(rt, o, e.mask, e.words);
+        return 1;
+    }
+    /* stack: t, k, mt, handle -> t, k, mt, handle, k: the host's (handle, k) */
+    lua_pushvalue(L, 2);
+    int n = call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 4);
+    if (n < 1) return 0;
+    lua_settop(L, 6);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 6);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+static int seq_len(lua_State *L) {
+    if (!lua_getmetatable(L, 1)) return 0;
+    lua_rawgeti(L, -1, 2);
+    return 1;
+}
+
+/* The constructor. Upvalues: 1 __index, 2 __len, 3 the name its metatable shows. */
+static int seq_make(lua_State *L) {
+    lua_Integer handle = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
+    if (n < 0) return luaL_argerror(L, 2, "a sequence's length cannot be negative");
+    /* room for `n` and a few fields the host will store */
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, n);
+    lua_setfield(L, -2, "n");
+    lua_createtable(L, 2, 3);
+    lua_pushinteger(L, handle);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, n);
+    lua_rawseti(L, -2, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_setfield(L, -2, "__len");
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+static int new_sequence_entry(lua_State *L) {
+    struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushinteger(L, (lua_Integer)p->fnid);
+    lua_pushinteger(L, (lua_Integer)p->cls);
+    lua_pushcclosure(L, seq_index, 2);
+    lua_pushcfunction(L, seq_len);
+    lua_pushstring(L, p->name);
+    lua_pushcclosure(L, seq_make, 3);
+    p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t field_fnid, const char *name, int *ref) {
+    /* (fn_params carries the field function's id in `cls`) */
+    struct fn_params p = { element_fnid, name, LUA_NOREF, (int32_t)field_fnid, 0, 0, NULL, NULL };
+    if (field_fnid < 0 || field_fnid > INT32_MAX) return LH_ERR_RUNTIME;
+    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
+    lua_pushcfunction(L, new_sequence_entry);
+    lua_pushlightuserdata(L, &p);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) lua_pop(L, 1);
+    *ref = p.ref;
+    return map_status(st);
+}
+
 static int new_class_entry(lua_State *L) {
     struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
     lh_runtime *rt = LH_RT(L);
@@ -1697,6 +1812,7 @@ static int setup_entry(lua_State *L) {
     lua_newtable(L); rt->classes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->interned_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->dates_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
     /* push_integers' table maker: host code, no environment */
     static const char pack_src[] = "return function(...) return { ... } end";
     if (luaL_loadbufferx(L, pack_src, sizeof pack_src - 1, "=(host)", "t") != LUA_OK) return lua_error(L);
@@ -1808,6 +1924,7 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
     rt->ctx = cfg->ctx;
     rt->host_cb = cfg->host_cb;
     rt->print_cb = cfg->print_cb;
+    rt->element_cb = cfg->element_cb;
     rt->gran = 1000;
     /* A trial lasts as long as the budget could last on the fastest machine, and never longer
      * than the time limit (which only a counted run checks). */

@@ -82,6 +82,7 @@ public final class LuaRuntime {
         case one((LuaArguments) throws -> LuaValue)
         case index((LuaObject, LuaValue) throws -> LuaValue)
         case fields((LuaObject, LuaObjectKey) throws -> LuaValue)
+        case element((_ handle: Int64, _ index: Int) throws -> LuaElement?)
     }
 
     /// (`@exclusivity(unchecked)`, here and on `evaluating`: read on every call from Lua, by the
@@ -123,6 +124,10 @@ public final class LuaRuntime {
             cfg.host_cb = { ctx, L, fnid, args, nargs, out in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
                 return me.dispatch(L!, fnid, args, nargs, out!)
+            }
+            cfg.element_cb = { ctx, fnid, handle, index, out, err in
+                let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
+                return me.element(fnid, handle, index, out!, err!)
             }
             cfg.print_cb = { ctx, chunk, chunkLen, msg, msgLen in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
@@ -410,6 +415,34 @@ public final class LuaRuntime {
         }
     }
 
+    /// Makes the constructor of host sequences: `make(handle, n)` in Lua returns a new table
+    /// `t` with `t.n == n` and `#t == n` (its metatable is protected and shows as `name`), whose
+    /// element `t[i]` (an integer from 1 to n) is the host object `element(handle, i)` gives
+    /// (nil for `nil`, as for any other number), served by C without a host call's
+    /// arguments and results: the way to hand Lua a long list of objects it reads a few of.
+    /// Any other key `k` is asked of `field(handle, k)` once: the value is kept in `t` (raw)
+    /// and returned, and an error it throws (``LuaScriptError``) is raised at the line that
+    /// read `k`. `handle` is the host's own (say, an index into what it registered for this
+    /// evaluation): both functions must check it, since a rule may keep `t` past its use.
+    ///
+    /// An element's words (``LuaElement``) are given to its object unless it has words in
+    /// this field epoch already: a cheaper ``setWords(_:_:)``.
+    public func makeSequenceConstructor(
+        name: String,
+        element: @escaping (_ handle: Int64, _ index: Int) throws -> LuaElement?,
+        field: @escaping (_ handle: Int64, _ key: LuaValue) throws -> LuaValue
+    ) throws -> LuaRef {
+        let elementID = Int64(functions.count)
+        functions.append(.element(element))
+        functionNames.append(name + " element")
+        let fieldID = Int64(functions.count)
+        functions.append(.one { arguments in try field(try arguments.integer(0), try arguments.value(1)) })
+        functionNames.append(name + " field")
+        var ref: Int32 = 0
+        guard lh_new_sequence(L, elementID, fieldID, name, &ref) == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
     /// Registers a class of host objects. `index(object, key)` serves
     /// `object[key]` / `object.key` in Lua (return a `.function` to provide
     /// methods, or set them once with ``setStatic(_:_:_:)``). Objects are
@@ -545,6 +578,9 @@ public final class LuaRuntime {
                 // A declared field comes with its position (1-based) as a third argument.
                 let key: LuaObjectKey = nargs >= 3 ? .field(Int(args![2].i) - 1) : .other(try a.value(1))
                 try resultTape.encodeTop(try body(try a.object(0), key), owner: owner, maxDepth: configuration.maxTableDepth)
+            case .element:
+                // A sequence's element function is only ever called by C (`element`).
+                throw LuaScriptError("\(functionNames[Int(fnid)]) cannot be called")
             }
             out.pointee = resultTape.tape
             return 0
@@ -554,6 +590,29 @@ public final class LuaRuntime {
             if let e = error as? LuaScriptError { message = e.message } else { message = "\(error)" }
             resultTape.appendString(message)
             out.pointee = resultTape.tape
+            return 1
+        }
+    }
+
+    /// A sequence's element, called by C (`seq_index`).
+    fileprivate func element(_ fnid: Int64, _ handle: Int64, _ index: Int64, _ out: UnsafeMutablePointer<lh_element>,
+                             _ err: UnsafeMutablePointer<lh_tape>) -> Int32 {
+        guard case let .element(body) = functions[Int(fnid)] else { return 1 }
+        do {
+            guard let element = try body(handle, Int(index)) else { return 0 }
+            out.pointee.cls = element.object.classID.rawValue
+            out.pointee.id = element.object.id
+            if let words = element.words {
+                out.pointee.mask = words.mask
+                withUnsafeMutableBytes(of: &out.pointee.words) { raw in
+                    withUnsafeBytes(of: words.values) { raw.copyMemory(from: $0) }
+                }
+            }
+            return 0
+        } catch {
+            resultTape.reset()
+            resultTape.appendString((error as? LuaScriptError)?.message ?? "\(error)")
+            err.pointee = resultTape.tape
             return 1
         }
     }

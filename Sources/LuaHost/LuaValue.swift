@@ -193,6 +193,19 @@ public struct LuaObjectWords: Sendable {
     }
 }
 
+/// An element of a host sequence (``LuaRuntime/makeSequenceConstructor(name:element:field:)``):
+/// its object, and the words to give it (none: its fields are the class's `index`'s, or the
+/// words it was given already in this field epoch).
+public struct LuaElement: Sendable {
+    public var object: LuaObject
+    public var words: LuaObjectWords?
+
+    public init(_ object: LuaObject, words: LuaObjectWords? = nil) {
+        self.object = object
+        self.words = words
+    }
+}
+
 /// Shared between a runtime and its references: dropped references are queued
 /// here (from any thread) and released by the runtime at its next call.
 final class LuaRefOwner: Sendable {

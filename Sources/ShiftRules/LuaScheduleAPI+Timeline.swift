@@ -25,27 +25,22 @@ extension LuaScheduleAPI {
         timelines.removeAll(keepingCapacity: true)
     }
 
-    func makeTimelineFunctions() throws -> (column: LuaValue, shift: LuaValue) {
-        // Returns (column) or (nil, problem): the driver raises the problem at the rule's line.
-        let column = try runtime.makeFunction(name: "timeline column") { [unowned self] args in
-            do {
-                let shifts = try timeline(args).shifts
-                guard case let .string(name) = try args.value(1) else { throw LuaScriptError("timeline fields are named by strings") }
-                return [try timelineColumn(name, shifts)]
-            } catch let error as LuaScriptError {
-                return [.nil, .string(error.message)]
-            }
-        }
-        let shift = try runtime.makeSingleValueFunction(name: "timeline shift") { [unowned self] args in
-            let (person, shifts) = try timeline(args)
-            guard let index = try args.value(1).integerValue, index >= 1, index <= shifts.count else { return .nil }
-            return view(timed: shifts[Int(index) - 1], of: person)
-        }
-        return (.function(column), .function(shift))
+    /// The constructor of timelines, `make(handle, n)` (see `LuaRuntime.makeSequenceConstructor`):
+    /// `shifts[i]` is served by C with the shift view and its words, a column by `timelineColumn`.
+    func makeTimelineConstructor() throws -> LuaValue {
+        let make = try runtime.makeSequenceConstructor(name: "timeline", element: { [unowned self] handle, index in
+            let (person, shifts) = try timeline(handle)
+            guard index >= 1, index <= shifts.count else { return nil }
+            return element(timed: shifts[index - 1], of: person)
+        }, field: { [unowned self] handle, key in
+            let shifts = try timeline(handle).shifts
+            guard case let .string(name) = key else { throw LuaScriptError("timeline fields are named by strings") }
+            return try timelineColumn(name, shifts)
+        })
+        return .function(make)
     }
 
-    private func timeline(_ args: LuaArguments) throws -> (person: PersonID, shifts: [TimedShift]) {
-        let handle = try args.integer(0)
+    private func timeline(_ handle: Int64) throws -> (person: PersonID, shifts: [TimedShift]) {
         let index = Int(handle & 0xFFFF_FFFF) - timelinesDropped
         guard handle >> 32 == generation, index >= 0, index < timelines.count else {
             throw LuaScriptError("stale timeline: it is only valid during the call that received it")

@@ -184,22 +184,29 @@ final class LuaScheduleAPI {
         shiftView(shift.id, side) { .shift(shift, side) }
     }
 
-    /// The view of a timeline's shift (see `Target.timed`).
-    func view(timed shift: TimedShift, of person: PersonID) -> LuaValue {
-        shiftView(shift.id, .after) { .timed(shift, person) }
+    /// The view of a timeline's shift (see `Target.timed`), with its words when it is new: a
+    /// timeline's element (`LuaRuntime.makeSequenceConstructor`).
+    func element(timed shift: TimedShift, of person: PersonID) -> LuaElement {
+        shiftElement(shift.id, .after) { .timed(shift, person) }
     }
 
     /// One view per shift and side in an evaluation, whichever way it was asked for.
     private func shiftView(_ id: ShiftID, _ side: Side, _ make: () -> Target) -> LuaValue {
+        let element = shiftElement(id, side, make)
+        if let words = element.words { runtime.setWords(element.object, words) }
+        return .object(element.object)
+    }
+
+    /// The view of a shift, and its words if it is made now (a view made before has them, or
+    /// had them: an object Lua let go of is made again without, and its fields ask Swift).
+    private func shiftElement(_ id: ShiftID, _ side: Side, _ make: () -> Target) -> LuaElement {
         let (words, tag) = (id.words, ViewKind.shift.tag(side))
-        if let index = views.index(words, tag: tag) { return object(shiftClass, index) }
+        if let index = views.index(words, tag: tag) { return LuaElement(viewObject(shiftClass, index)) }
         let index = targets.count
         let target = make()
         targets.append(target)
         views.insert(words, tag: tag, index: index)
-        let view = viewObject(shiftClass, index)
-        runtime.setWords(view, shiftWords(target))
-        return .object(view)
+        return LuaElement(viewObject(shiftClass, index), words: shiftWords(target))
     }
 
     /// The words of a shift view (`LuaRuntime.setWords`), in the places `registerClasses`

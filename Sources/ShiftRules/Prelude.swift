@@ -28,27 +28,12 @@ enum Prelude {
         rules[i](change, schedule, report, rules[i + 1])
       end
     end
-    local type, setmetatable, rawset = type, setmetatable, rawset
-    -- people: a flat list (person view, timeline handle, shift count, …). Columns are fetched
-    -- on first read and kept in the rule's own table; shifts[i] is a view made on demand. A bad
-    -- column name is raised here, at level 2: the message names the rule's own line.
-    local function each_person(fn, people, schedule, report, params, column, shift_at)
+    -- people: a flat list (person view, timeline handle, shift count, …); make(handle, n) is the
+    -- host's timeline (LuaScheduleAPI+Timeline): shifts[i] a view made on demand, a column made
+    -- on its first read and kept in the rule's own table.
+    local function each_person(fn, people, schedule, report, params, make)
       for i = 1, #people, 3 do
-        local person, handle, n = people[i], people[i + 1], people[i + 2]
-        -- The columns' keys are in the constructor (as nil: no entry) so that the table is made
-        -- with room for them and keeping a column never rehashes it.
-        local shifts = setmetatable({ n = n, starts = nil, ends = nil, days = nil, minutes = nil }, {
-          __index = function(t, k)
-            if type(k) == "number" then return shift_at(handle, k) end
-            local v, problem = column(handle, k)
-            if problem ~= nil then error(problem, 2) end
-            rawset(t, k, v)
-            return v
-          end,
-          __len = function() return n end,
-          __metatable = "timeline",
-        })
-        fn(person, shifts, schedule, report, params)
+        fn(people[i], make(people[i + 1], people[i + 2]), schedule, report, params)
       end
     end
     return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each, each_rule = each_rule,

@@ -380,8 +380,7 @@ final class EngineState {
     /// The prelude's `each_person(validate_person, people, …)` and the host functions it hands
     /// each timeline (columns, shift views).
     private var personDriver: LuaRef!
-    private var timelineColumn: LuaValue = .nil
-    private var timelineShift: LuaValue = .nil
+    private var timelineConstructor: LuaValue = .nil
     /// Changes handed to Lua per driver call: big batches (imports, rotations) cost one call per
     /// rule and chunk instead of one per rule and change, while each call stays within its budget.
     static let chunkSize = 128
@@ -424,7 +423,7 @@ final class EngineState {
         }
         ruleDriver = eachRule
         marker = .function(try runtime.makeMarker())
-        (timelineColumn, timelineShift) = try api.makeTimelineFunctions()
+        timelineConstructor = try api.makeTimelineConstructor()
         for name in ["rule", "rotation", "script"] {
             try runtime.setGlobal(name, try runtime.field(prelude, name))
         }
@@ -792,8 +791,8 @@ final class EngineState {
             let people = phased.count > 1 ? try changeList(.table(LuaTable(array: list))) : .table(LuaTable(array: list))
             for rule in phased {
                 try run(rule, personDriver, [
-                    .function(rule.validatePerson!), people, scheduleObject, api.reportFunction, .reference(rule.params), timelineColumn,
-                    timelineShift,
+                    .function(rule.validatePerson!), people, scheduleObject, api.reportFunction, .reference(rule.params),
+                    timelineConstructor,
                 ])
                 ran?(rule, group)
             }

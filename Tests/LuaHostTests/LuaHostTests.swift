@@ -485,6 +485,54 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         }
     }
 
+    @Test func sequencesServeElementsInCAndAskForOtherKeysOnce() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let cls = try rt.registerClass(name: "Item", fields: ["n", "day", "name"]) { obj, key in
+            guard case let .field(k) = key else { return .nil }
+            calls.add("field \(k) of \(obj.id)")
+            return .string("index \(k) of \(obj.id)")
+        }
+        try rt.setWordFields(cls, [0: .integer(word: 0), 1: .date(word: 1)])
+        // Sequence 7 has three items (ids 70, 71, 72; the third has no words); any other handle is stale.
+        let make = try rt.makeSequenceConstructor(name: "items", element: { handle, index in
+            calls.add("element \(handle) \(index)")
+            guard handle == 7 else { throw LuaScriptError("stale items") }
+            guard index <= 2 else { return index == 3 ? LuaElement(LuaObject(classID: cls, id: 72)) : nil }
+            var words = LuaObjectWords()
+            words[0] = Int64(index * 10)
+            words[1] = 20_454 + Int64(index)
+            return LuaElement(LuaObject(classID: cls, id: 69 + Int64(index)), words: words)
+        }, field: { handle, key in
+            calls.add("field \(handle) \(key.stringValue ?? "?")")
+            guard case let .string(name) = key, name == "total" else { throw LuaScriptError("no field '\(key.stringValue ?? "?")'") }
+            return .table(LuaTable(array: [.integer(handle), .integer(3)]))
+        })
+        try rt.setGlobal("items", .function(make))
+        let out = try eval(rt, """
+            local t = items(7, 3)
+            local a, b = t[1], t[1]
+            local total = t.total
+            return t.n, #t, a == b, rawequal(a, b), a.n, a.day, t[2].day, t[3].n, t[3].name, t[4], t[0], t[1.5], t[2.0].n,
+              total[1], rawequal(total, t.total), rawget(t, "total") == total, getmetatable(t)
+            """)
+        #expect(out == [3, 3, true, true, 10, "2026-01-02", "2026-01-03", "index 0 of 72", "index 2 of 72", .nil, .nil, .nil, 20,
+                        7, true, true, "items"])
+        // Elements are asked for each read (the object is interned; its words came with it), the
+        // other key once; out-of-range numbers never reach the host.
+        #expect(calls.counts == ["element 7 1": 2, "element 7 2": 2, "element 7 3": 2, "field 7 total": 1,
+                                 "field 0 of 72": 1, "field 2 of 72": 1])
+        // The host's errors are raised at the line that read the key; the table is the rule's own.
+        for (body, message) in [("local t = items(8, 1)\nreturn t[1]", "rules/test.lua:3: stale items"),
+                                ("local t = items(7, 1)\nreturn t.other", "rules/test.lua:3: no field 'other'"),
+                                ("local t = items(7, 1)\nsetmetatable(t, nil)", "cannot change a protected metatable"),
+                                ("return items(7, -1)", "a sequence's length cannot be negative"),
+                                ("return items('x', 1)", "number expected")] {
+            expectHostError({ _ = try eval(rt, body) }) { $0.description.contains(message) }
+        }
+        #expect(try eval(rt, "local t = items(7, 2) t.n = 5 t.extra = 1 return t.n, t.extra, #t") == [5, 1, 2])
+    }
+
     @Test func staticFieldsAreReadBeforeTheIndex() throws {
         let rt = try LuaRuntime()
         let calls = Counter()

@@ -59,6 +59,19 @@ typedef struct lh_tape {
 typedef int (*lh_host_callback)(void *ctx, lua_State *L, int64_t fnid,
                                 const lh_value *args, int32_t nargs, lh_tape *out);
 
+/* A host sequence's element (lh_new_sequence): element `index` (1-based) of the sequence
+ * `handle` is the host object (cls, id), given the words of `mask` (lh_set_words) when it has
+ * none yet in this field epoch, or nothing when cls is 0. Must not call any raising Lua API.
+ * Returns 0, or 1 with *err holding one LH_STRING value: the error message. */
+typedef struct lh_element {
+    int32_t cls;
+    uint32_t mask;
+    int64_t id;
+    int64_t words[5];
+} lh_element;
+typedef int (*lh_element_callback)(void *ctx, int64_t fnid, int64_t handle, int64_t index,
+                                   lh_element *out, lh_tape *err);
+
 /* print() handler: chunk (source without '@') and the message, both not
  * NUL-terminated. */
 typedef void (*lh_print_callback)(void *ctx, const char *chunk, size_t chunklen,
@@ -75,6 +88,7 @@ typedef struct lh_config {
     void *ctx;                    /* passed to callbacks */
     lh_host_callback host_cb;
     lh_print_callback print_cb;
+    lh_element_callback element_cb; /* for sequences (lh_new_sequence); may be NULL */
 } lh_config;
 
 /* ---- status codes -------------------------------------------------------- */
@@ -146,6 +160,13 @@ int lh_rawset_field(lua_State *L, int tref, const char *key, size_t keylen, cons
 int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *value);
 /* Makes a new host function (trampoline closure) with id `fnid`; *ref receives it. */
 int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref);
+/* Makes the constructor of host sequences, `make(handle, n)`: a new table with the field
+ * `n` = n whose metatable (shown as `name`) serves t[i], for an integer i from 1 to n, as the
+ * element the host's element callback gives for (element_fnid, handle, i), any other number
+ * as nil, and any other key k by calling host function `field_fnid` with (handle, k) once:
+ * what it returns is stored in the table (raw) and returned, and an error it raises names the
+ * line that read the key. #t is n. *ref receives the constructor. */
+int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t field_fnid, const char *name, int *ref);
 /* A function for host drivers that run several checks in one call: mark(n) before check n
  * records it (lh_mark) and renews the budget and time limit for it. Never hand it to a plugin. */
 int lh_new_marker(lua_State *L, int *ref);
