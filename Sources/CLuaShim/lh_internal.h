@@ -42,6 +42,9 @@ struct lh_runtime {
     lh_host_callback host_cb;
     lh_print_callback print_cb;
     lh_element_callback element_cb;
+    lh_column_callback column_cb;
+    /* where the host writes a sequence's integer column (grown as needed) */
+    int64_t *column_buf; size_t column_cap;
     lh_value *args; int argcap;
     /* registry refs */
     int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref, pack_ref;

@@ -1401,7 +1401,8 @@ int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
 
 _Static_assert(LH_OBJECT_WORDS == 5, "lh_element carries LH_OBJECT_WORDS words");
 
-/* A sequence's __index. Upvalues: 1 the element function id, 2 the field function id. The
+/* A sequence's __index. Upvalues: 1 the element function id, 2 the field function id, 3 the
+ * column names (name -> k), 4 the column function id. The
  * sequence's handle and length are its metatable's [1] and [2] (the metatable is protected:
  * Lua code cannot reach them). */
 static int seq_index(lua_State *L) {
@@ -1428,13 +1429,37 @@ static int seq_index(lua_State *L) {
         if (o != NULL) give_words(rt, o, e.mask, e.words);
         return 1;
     }
-    /* stack: t, k, mt, handle -> t, k, mt, handle, k: the host's (handle, k) */
+    /* An integer column: filled by the host in the runtime's buffer, pushed from it. */
     lua_pushvalue(L, 2);
-    int n = call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 4);
-    if (n < 1) return 0;
-    lua_settop(L, 6);
+    if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TNUMBER) {
+        int column = (int)lua_tointegerx(L, -1, NULL);
+        lua_rawgeti(L, 3, 2);
+        lua_Integer n = lua_tointegerx(L, -1, NULL);
+        lua_settop(L, 4);
+        if (n < 0 || n > INT_MAX) return luaL_error(L, "sequence too long");
+        if ((size_t)n > rt->column_cap) {
+            size_t cap = (size_t)n < 1024 ? 1024 : (size_t)n;
+            int64_t *buf = (int64_t *)realloc(rt->column_buf, cap * sizeof *buf);
+            if (buf == NULL) return luaL_error(L, "not enough memory for a sequence's column");
+            rt->column_buf = buf;
+            rt->column_cap = cap;
+        }
+        lh_tape err = {0};
+        if (rt->column_cb == NULL) return luaL_error(L, "host sequences' columns are not available");
+        if (rt->column_cb(rt->ctx, (int64_t)lua_tointegerx(L, lua_upvalueindex(4), NULL), handle, column,
+                          rt->column_buf, (int64_t)n, &err) != 0)
+            return raise_host_error(L, &err);
+        push_integers(L, rt->column_buf, (int)n);
+    } else {
+        /* stack: t, k, mt, handle -> t, k, mt, handle, k: the host's (handle, k) */
+        lua_settop(L, 4);
+        lua_pushvalue(L, 2);
+        int n = call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 4);
+        if (n < 1) return 0;
+        lua_settop(L, 6);
+    }
     lua_pushvalue(L, 2);
-    lua_pushvalue(L, 6);
+    lua_pushvalue(L, -2);
     lua_rawset(L, 1);
     return 1;
 }
@@ -1445,46 +1470,65 @@ static int seq_len(lua_State *L) {
     return 1;
 }
 
-/* The constructor. Upvalues: 1 __index, 2 __len, 3 the name its metatable shows. */
+/* The constructor. Upvalues: 1 __index, 2 __len, 3 the name its metatable shows, then the keys
+ * it sets (made once: no string to intern per sequence): 4 "n", 5 "__index", 6 "__len",
+ * 7 "__metatable". */
 static int seq_make(lua_State *L) {
     lua_Integer handle = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
     if (n < 0) return luaL_argerror(L, 2, "a sequence's length cannot be negative");
+    lua_settop(L, 0);
     /* room for `n` and a few fields the host will store */
     lua_createtable(L, 0, 6);
+    lua_pushvalue(L, lua_upvalueindex(4));
     lua_pushinteger(L, n);
-    lua_setfield(L, -2, "n");
+    lua_rawset(L, 1);
     lua_createtable(L, 2, 3);
     lua_pushinteger(L, handle);
-    lua_rawseti(L, -2, 1);
+    lua_rawseti(L, 2, 1);
     lua_pushinteger(L, n);
-    lua_rawseti(L, -2, 2);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_setfield(L, -2, "__index");
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_setfield(L, -2, "__len");
-    lua_pushvalue(L, lua_upvalueindex(3));
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    lua_rawseti(L, 2, 2);
+    for (int j = 1; j <= 3; j++) {
+        lua_pushvalue(L, lua_upvalueindex(4 + j));
+        lua_pushvalue(L, lua_upvalueindex(j));
+        lua_rawset(L, 2);
+    }
+    lua_setmetatable(L, 1);
     return 1;
 }
 
+struct seq_params {
+    int64_t element_fnid, column_fnid, field_fnid;
+    int ncolumns; const char *const *columns; const size_t *lens;
+    const char *name; int ref;
+};
+
 static int new_sequence_entry(lua_State *L) {
-    struct fn_params *p = (struct fn_params *)lua_touserdata(L, 1);
+    struct seq_params *p = (struct seq_params *)lua_touserdata(L, 1);
     lua_settop(L, 0);
-    lua_pushinteger(L, (lua_Integer)p->fnid);
-    lua_pushinteger(L, (lua_Integer)p->cls);
-    lua_pushcclosure(L, seq_index, 2);
+    lua_pushinteger(L, (lua_Integer)p->element_fnid);
+    lua_pushinteger(L, (lua_Integer)p->field_fnid);
+    lua_createtable(L, 0, p->ncolumns);
+    for (int k = 0; k < p->ncolumns; k++) {
+        lua_pushlstring(L, p->columns[k], p->lens[k]);
+        lua_pushinteger(L, k);
+        lua_rawset(L, -3);
+    }
+    lua_pushinteger(L, (lua_Integer)p->column_fnid);
+    lua_pushcclosure(L, seq_index, 4);
     lua_pushcfunction(L, seq_len);
     lua_pushstring(L, p->name);
-    lua_pushcclosure(L, seq_make, 3);
+    lua_pushliteral(L, "n");
+    lua_pushliteral(L, "__index");
+    lua_pushliteral(L, "__len");
+    lua_pushliteral(L, "__metatable");
+    lua_pushcclosure(L, seq_make, 7);
     p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
 
-int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t field_fnid, const char *name, int *ref) {
-    /* (fn_params carries the field function's id in `cls`) */
-    struct fn_params p = { element_fnid, name, LUA_NOREF, (int32_t)field_fnid, 0, 0, NULL, NULL };
-    if (field_fnid < 0 || field_fnid > INT32_MAX) return LH_ERR_RUNTIME;
+int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t column_fnid, int64_t field_fnid,
+                    int ncolumns, const char *const *columns, const size_t *lens, const char *name, int *ref) {
+    struct seq_params p = { element_fnid, column_fnid, field_fnid, ncolumns, columns, lens, name, LUA_NOREF };
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
     lua_pushcfunction(L, new_sequence_entry);
     lua_pushlightuserdata(L, &p);
@@ -1925,6 +1969,7 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
     rt->host_cb = cfg->host_cb;
     rt->print_cb = cfg->print_cb;
     rt->element_cb = cfg->element_cb;
+    rt->column_cb = cfg->column_cb;
     rt->gran = 1000;
     /* A trial lasts as long as the budget could last on the fastest machine, and never longer
      * than the time limit (which only a counted run checks). */
@@ -1977,6 +2022,7 @@ void lh_close(lh_runtime *rt) {
     for (int c = 0; c < rt->words_classes; c++) free(rt->word_fields[c]);
     free(rt->word_fields);
     free(rt->words);
+    free(rt->column_buf);
     free(rt);
 }
 

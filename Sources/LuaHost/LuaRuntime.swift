@@ -83,6 +83,7 @@ public final class LuaRuntime {
         case index((LuaObject, LuaValue) throws -> LuaValue)
         case fields((LuaObject, LuaObjectKey) throws -> LuaValue)
         case element((_ handle: Int64, _ index: Int) throws -> LuaElement?)
+        case column((_ handle: Int64, _ column: Int, _ into: UnsafeMutableBufferPointer<Int64>) throws -> Void)
     }
 
     /// (`@exclusivity(unchecked)`, here and on `evaluating`: read on every call from Lua, by the
@@ -128,6 +129,10 @@ public final class LuaRuntime {
             cfg.element_cb = { ctx, fnid, handle, index, out, err in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
                 return me.element(fnid, handle, index, out!, err!)
+            }
+            cfg.column_cb = { ctx, fnid, handle, column, out, n, err in
+                let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
+                return me.column(fnid, handle, Int(column), UnsafeMutableBufferPointer(start: out, count: Int(n)), err!)
             }
             cfg.print_cb = { ctx, chunk, chunkLen, msg, msgLen in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
@@ -420,26 +425,37 @@ public final class LuaRuntime {
     /// element `t[i]` (an integer from 1 to n) is the host object `element(handle, i)` gives
     /// (nil for `nil`, as for any other number), served by C without a host call's
     /// arguments and results: the way to hand Lua a long list of objects it reads a few of.
-    /// Any other key `k` is asked of `field(handle, k)` once: the value is kept in `t` (raw)
-    /// and returned, and an error it throws (``LuaScriptError``) is raised at the line that
-    /// read `k`. `handle` is the host's own (say, an index into what it registered for this
-    /// evaluation): both functions must check it, since a rule may keep `t` past its use.
+    /// `t.c` for one of `integerColumns` is a new sequence of n integers that `column(handle, k,
+    /// into)` writes (k: the name's position) into a buffer C makes the table from. Any other key
+    /// is asked of `field(handle, key)`. A column or field is asked for once: the value is kept in
+    /// `t` (raw) and returned, and an error the host throws (``LuaScriptError``) is raised at the
+    /// line that read the key. `handle` is the host's own (say, an index into what it registered
+    /// for this evaluation): the functions must check it, since a script may keep `t` past its use.
     ///
     /// An element's words (``LuaElement``) are given to its object unless it has words in
     /// this field epoch already: a cheaper ``setWords(_:_:)``.
     public func makeSequenceConstructor(
         name: String,
         element: @escaping (_ handle: Int64, _ index: Int) throws -> LuaElement?,
+        integerColumns: [String] = [],
+        column: @escaping (_ handle: Int64, _ column: Int, _ into: UnsafeMutableBufferPointer<Int64>) throws -> Void = { _, _, _ in },
         field: @escaping (_ handle: Int64, _ key: LuaValue) throws -> LuaValue
     ) throws -> LuaRef {
         let elementID = Int64(functions.count)
         functions.append(.element(element))
         functionNames.append(name + " element")
+        let columnID = Int64(functions.count)
+        functions.append(.column(column))
+        functionNames.append(name + " column")
         let fieldID = Int64(functions.count)
         functions.append(.one { arguments in try field(try arguments.integer(0), try arguments.value(1)) })
         functionNames.append(name + " field")
+        let names = LuaFieldNames(integerColumns)
         var ref: Int32 = 0
-        guard lh_new_sequence(L, elementID, fieldID, name, &ref) == LH_OK else { throw memoryError("host") }
+        let code = names.withCStrings { pointers, lengths in
+            lh_new_sequence(L, elementID, columnID, fieldID, Int32(integerColumns.count), pointers, lengths, name, &ref)
+        }
+        guard code == LH_OK else { throw memoryError("host") }
         return LuaRef(ref: ref, owner: owner)
     }
 
@@ -578,8 +594,8 @@ public final class LuaRuntime {
                 // A declared field comes with its position (1-based) as a third argument.
                 let key: LuaObjectKey = nargs >= 3 ? .field(Int(args![2].i) - 1) : .other(try a.value(1))
                 try resultTape.encodeTop(try body(try a.object(0), key), owner: owner, maxDepth: configuration.maxTableDepth)
-            case .element:
-                // A sequence's element function is only ever called by C (`element`).
+            case .element, .column:
+                // A sequence's element and column functions are only ever called by C.
                 throw LuaScriptError("\(functionNames[Int(fnid)]) cannot be called")
             }
             out.pointee = resultTape.tape
@@ -608,6 +624,21 @@ public final class LuaRuntime {
                     withUnsafeBytes(of: words.values) { raw.copyMemory(from: $0) }
                 }
             }
+            return 0
+        } catch {
+            resultTape.reset()
+            resultTape.appendString((error as? LuaScriptError)?.message ?? "\(error)")
+            err.pointee = resultTape.tape
+            return 1
+        }
+    }
+
+    /// A sequence's integer column, called by C (`seq_index`).
+    fileprivate func column(_ fnid: Int64, _ handle: Int64, _ column: Int, _ out: UnsafeMutableBufferPointer<Int64>,
+                            _ err: UnsafeMutablePointer<lh_tape>) -> Int32 {
+        guard case let .column(body) = functions[Int(fnid)] else { return 1 }
+        do {
+            try body(handle, column, out)
             return 0
         } catch {
             resultTape.reset()

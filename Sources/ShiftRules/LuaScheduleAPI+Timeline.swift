@@ -2,15 +2,18 @@ import LuaHost
 import ShiftCore
 
 /// The person phase of `validate` (`validate_person(person, shifts, schedule, report, params)`): one
-/// person's shifts in time order, handed to Lua as a timeline whose columns (`starts`, `ends`,
-/// `days`, …) are plain arrays made on first read, and whose elements (`shifts[i]`) are the
-/// usual read-only shift views, made only when a rule asks for one.
+/// person's shifts in time order, handed to Lua as a timeline (a host sequence,
+/// `LuaRuntime.makeSequenceConstructor`) whose columns (`starts`, `ends`, `days`, …) are plain
+/// arrays made on first read (the integer ones from a buffer filled here), and whose elements
+/// (`shifts[i]`) are the usual read-only shift views, made only when a rule asks for one.
 ///
 /// Each call gets fresh tables: a rule that writes into its arrays changes nothing another rule
 /// sees. The timelines live for one evaluation, like views.
 extension LuaScheduleAPI {
     /// The columns a timeline offers, in the order error messages list them.
     static let timelineColumns = ["starts", "ends", "minutes", "days", "dates", "types", "ids"]
+    /// The integer columns, which C makes from a buffer the timeline fills (in this order).
+    static let integerColumns = ["starts", "ends", "minutes", "days"]
 
     /// Registers a person's timeline for this evaluation; returns the handle the driver passes back.
     func registerTimeline(_ person: PersonID, _ shifts: [TimedShift]) -> Int64 {
@@ -32,6 +35,18 @@ extension LuaScheduleAPI {
             let (person, shifts) = try timeline(handle)
             guard index >= 1, index <= shifts.count else { return nil }
             return element(timed: shifts[index - 1], of: person)
+        }, integerColumns: Self.integerColumns, column: { [unowned self] handle, column, into in
+            let shifts = try timeline(handle).shifts
+            guard into.count == shifts.count else { throw LuaScriptError("stale timeline: it is only valid during the call that received it") }
+            try shifts.withUnsafeBufferPointer { shifts in
+                switch column {
+                case 0: for i in shifts.indices { into[i] = shifts[i].start }
+                case 1: for i in shifts.indices { into[i] = shifts[i].end }
+                case 2: for i in shifts.indices { into[i] = (shifts[i].end - shifts[i].start) / 60 }
+                case 3: for i in shifts.indices { into[i] = Int64(shifts[i].date.dayNumber) }
+                default: throw LuaScriptError("a timeline has no integer column \(column)")
+                }
+            }
         }, field: { [unowned self] handle, key in
             let shifts = try timeline(handle).shifts
             guard case let .string(name) = key else { throw LuaScriptError("timeline fields are named by strings") }
@@ -51,10 +66,6 @@ extension LuaScheduleAPI {
     private func timelineColumn(_ name: String, _ shifts: [TimedShift]) throws -> LuaValue {
         let values: [LuaValue]
         switch name {
-        case "starts": return .integers(shifts.map(\.start))
-        case "ends": return .integers(shifts.map(\.end))
-        case "minutes": return .integers(shifts.map { ($0.end - $0.start) / 60 })
-        case "days": return .integers(shifts.map { Int64($0.date.dayNumber) })
         case "dates":
             var last: (LocalDate, LuaValue)?
             values = shifts.map { shift in

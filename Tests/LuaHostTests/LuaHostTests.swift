@@ -503,6 +503,10 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
             words[0] = Int64(index * 10)
             words[1] = 20_454 + Int64(index)
             return LuaElement(LuaObject(classID: cls, id: 69 + Int64(index)), words: words)
+        }, integerColumns: ["ids", "squares"], column: { handle, column, into in
+            calls.add("column \(handle) \(column)")
+            guard handle == 7 else { throw LuaScriptError("stale items") }
+            for i in into.indices { into[i] = column == 0 ? 70 + Int64(i) : Int64(i * i) }
         }, field: { handle, key in
             calls.add("field \(handle) \(key.stringValue ?? "?")")
             guard case let .string(name) = key, name == "total" else { throw LuaScriptError("no field '\(key.stringValue ?? "?")'") }
@@ -531,6 +535,20 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
             expectHostError({ _ = try eval(rt, body) }) { $0.description.contains(message) }
         }
         #expect(try eval(rt, "local t = items(7, 2) t.n = 5 t.extra = 1 return t.n, t.extra, #t") == [5, 1, 2])
+
+        // Integer columns: plain arrays of n integers the host writes in one call, kept in the table.
+        let before = calls.counts
+        let columns = try eval(rt, """
+            local t = items(7, 3)
+            local ids, squares = t.ids, t.squares
+            ids[1] = 0
+            return #ids, ids[2], ids[3], squares[3], rawequal(ids, t.ids), items(7, 3).ids[1], #items(7, 0).squares,
+              #items(7, 20000).squares, items(7, 20000).squares[20000]
+            """)
+        #expect(columns == [3, 71, 72, 4, true, 70, 0, 20_000, 399_960_001])
+        #expect(calls.counts["column 7 0"] == 2 && calls.counts["column 7 1"] == 4)
+        #expect(calls.counts.filter { $0.key.hasPrefix("field") } == before.filter { $0.key.hasPrefix("field") })
+        expectHostError({ _ = try eval(rt, "local t = items(9, 2)\nreturn t.ids") }) { $0.description.contains("rules/test.lua:3: stale items") }
     }
 
     @Test func staticFieldsAreReadBeforeTheIndex() throws {

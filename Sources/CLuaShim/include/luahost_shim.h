@@ -72,6 +72,13 @@ typedef struct lh_element {
 typedef int (*lh_element_callback)(void *ctx, int64_t fnid, int64_t handle, int64_t index,
                                    lh_element *out, lh_tape *err);
 
+/* A host sequence's integer column (lh_new_sequence): fills out[0] to out[n - 1] with column
+ * `column` (its position among the sequence's column names) of the sequence `handle`, n long.
+ * Must not call any raising Lua API. Returns 0, or 1 with *err holding one LH_STRING value: the
+ * error message. */
+typedef int (*lh_column_callback)(void *ctx, int64_t fnid, int64_t handle, int32_t column,
+                                  int64_t *out, int64_t n, lh_tape *err);
+
 /* print() handler: chunk (source without '@') and the message, both not
  * NUL-terminated. */
 typedef void (*lh_print_callback)(void *ctx, const char *chunk, size_t chunklen,
@@ -89,6 +96,7 @@ typedef struct lh_config {
     lh_host_callback host_cb;
     lh_print_callback print_cb;
     lh_element_callback element_cb; /* for sequences (lh_new_sequence); may be NULL */
+    lh_column_callback column_cb;   /* for sequences' integer columns; may be NULL */
 } lh_config;
 
 /* ---- status codes -------------------------------------------------------- */
@@ -163,10 +171,13 @@ int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref);
 /* Makes the constructor of host sequences, `make(handle, n)`: a new table with the field
  * `n` = n whose metatable (shown as `name`) serves t[i], for an integer i from 1 to n, as the
  * element the host's element callback gives for (element_fnid, handle, i), any other number
- * as nil, and any other key k by calling host function `field_fnid` with (handle, k) once:
- * what it returns is stored in the table (raw) and returned, and an error it raises names the
- * line that read the key. #t is n. *ref receives the constructor. */
-int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t field_fnid, const char *name, int *ref);
+ * as nil, the k-th (0-based) of the `ncolumns` column names as a new sequence of n integers
+ * the host's column callback fills for (column_fnid, handle, k), and any other key by calling
+ * host function `field_fnid` with (handle, key). A column or field is asked for once: it is
+ * stored in the table (raw) and returned; an error the host raises names the line that read
+ * the key. #t is n. *ref receives the constructor. */
+int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t column_fnid, int64_t field_fnid,
+                    int ncolumns, const char *const *columns, const size_t *lens, const char *name, int *ref);
 /* A function for host drivers that run several checks in one call: mark(n) before check n
  * records it (lh_mark) and renews the budget and time limit for it. Never hand it to a plugin. */
 int lh_new_marker(lua_State *L, int *ref);
