@@ -52,6 +52,9 @@ struct lh_runtime {
     uint64_t epoch;
     /* declared fields per class id (lh_new_class), for the user values of new objects */
     int *class_slots; int nclasses;
+    /* per class id, its declared fields' names as the interned Lua strings' bytes (NULL when it
+     * has none): a field's name is found by pointer (see obj_index) */
+    const char ***class_names;
     /* declared fields served from objects' words (lh_class_set_word_fields): per class,
      * LH_MAX_DECLARED_FIELDS sources and object classes, NULL when the class has none */
     struct lh_word_fields **word_fields; int words_classes;

@@ -44,6 +44,8 @@ static void take_words(lh_runtime *rt, lh_object *o);
 static const struct lh_word_fields *word_fields_of(const lh_runtime *rt, int32_t cls);
 
 static char nil_mark; /* light userdata key: a cached nil field */
+/* The longest string Lua interns (LUAI_MAXSHORTLEN in Lua 5.4's llimits.h). */
+#define LH_SHORT_STRING 40
 
 static char tb_key; /* registry key (light userdata) of the last traceback */
 
@@ -1123,8 +1125,7 @@ static int word_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
 /* A declared field (upvalue 5 maps its name to k): served from the object's slot k when the
  * host filled it in this field epoch, else asked of the host with k as a third argument (no
  * name to compare) and kept in the slot. */
-static int declared_field(lua_State *L, lh_runtime *rt, int k) {
-    lh_object *o = to_object(L, 1);
+static int declared_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
     uint64_t bit = (uint64_t)1 << k;
     if (o != NULL && word_field(L, rt, o, k - 1)) return 1;
     if (o != NULL) {
@@ -1156,11 +1157,20 @@ static int obj_index(lua_State *L) {
     lh_runtime *rt = LH_RT(L);
     lua_settop(L, 2);
     if (lua_type(L, lua_upvalueindex(5)) == LUA_TTABLE && lua_type(L, 2) == LUA_TSTRING) {
+        lh_object *o = to_object(L, 1);
+        /* The key's bytes against the declared names' (interned strings: equal names are one
+         * string), then, for a name that is not short, the table of names. */
+        if (o != NULL && o->cls > 0 && o->cls < rt->nclasses && rt->class_names[o->cls] != NULL) {
+            const char *key = lua_tolstring(L, 2, NULL);
+            const char *const *names = rt->class_names[o->cls];
+            for (int k = 0, n = rt->class_slots[o->cls]; k < n; k++)
+                if (names[k] == key) return declared_field(L, rt, o, k + 1);
+        }
         lua_pushvalue(L, 2);
         if (lua_rawget(L, lua_upvalueindex(5)) == LUA_TNUMBER) {
             int k = (int)lua_tointegerx(L, -1, NULL);
             lua_pop(L, 1);
-            return declared_field(L, rt, k);
+            return declared_field(L, rt, o, k);
         }
         lua_pop(L, 1);
     }
@@ -1551,20 +1561,29 @@ static int new_class_entry(lua_State *L) {
     lua_pushvalue(L, 2);
     lua_pushboolean(L, p->caches);
     if (p->nfields > 0) {
-        /* declared fields: name -> k (1-based) */
-        lua_createtable(L, 0, p->nfields);
-        for (int k = 0; k < p->nfields; k++) {
-            lua_pushlstring(L, p->fields[k], p->lens[k]);
-            lua_pushinteger(L, k + 1);
-            lua_rawset(L, -3);
-        }
         if (p->cls >= rt->nclasses) {
             int cap = p->cls + 8;
             int *slots = (int *)realloc(rt->class_slots, sizeof(int) * (size_t)cap);
             if (slots == NULL) return luaL_error(L, "not enough memory");
-            for (int c = rt->nclasses; c < cap; c++) slots[c] = 0;
             rt->class_slots = slots;
+            const char ***names = (const char ***)realloc(rt->class_names, sizeof *names * (size_t)cap);
+            if (names == NULL) return luaL_error(L, "not enough memory");
+            rt->class_names = names;
+            for (int c = rt->nclasses; c < cap; c++) { slots[c] = 0; names[c] = NULL; }
             rt->nclasses = cap;
+        }
+        const char **names = (const char **)calloc((size_t)p->nfields, sizeof *names);
+        if (names == NULL) return luaL_error(L, "not enough memory");
+        free(rt->class_names[p->cls]);
+        rt->class_names[p->cls] = names;
+        /* declared fields: name -> k (1-based); the table keeps the names' strings alive */
+        lua_createtable(L, 0, p->nfields);
+        for (int k = 0; k < p->nfields; k++) {
+            const char *name = lua_pushlstring(L, p->fields[k], p->lens[k]);
+            /* a short string is interned: the same name read in a script is this string */
+            names[k] = p->lens[k] <= LH_SHORT_STRING ? name : NULL;
+            lua_pushinteger(L, k + 1);
+            lua_rawset(L, -3);
         }
         rt->class_slots[p->cls] = p->nfields;
     } else {
@@ -2019,6 +2038,8 @@ void lh_close(lh_runtime *rt) {
     free_roots(rt);
     free(rt->args);
     free(rt->class_slots);
+    for (int c = 0; c < rt->nclasses; c++) if (rt->class_names) free(rt->class_names[c]);
+    free(rt->class_names);
     for (int c = 0; c < rt->words_classes; c++) free(rt->word_fields[c]);
     free(rt->word_fields);
     free(rt->words);
