@@ -38,6 +38,8 @@ final class LuaScheduleAPI {
         var personID: PersonID?
         var date: LocalDate?
         var related: [ShiftID]
+        /// The message is known to be one printable line (`EngineState.isOneLine`).
+        var isOneLine = false
     }
 
     let runtime: LuaRuntime
@@ -614,14 +616,20 @@ final class LuaScheduleAPI {
         // The fields are read where they are, in one pass in C (no copy of the table; a report
         // is the one call a whole-schedule check makes per finding). Other keys are ignored.
         var message: String?
+        var isOneLine = false
         var fields: (severity: LuaValue, penalty: LuaValue, shift: LuaValue, person: LuaValue, date: LuaValue, related: LuaValue) =
             (.nil, .nil, .nil, .nil, .nil, .nil)
         try args.withFields(0, Self.reportFields) { table in
-            message = try table.value(0).stringValue
+            // The usual message, one line of ASCII, is checked once here and made a string as it is.
+            message = table.withBytes(0) { bytes in
+                isOneLine = EngineState.isOneLine(bytes)
+                return isOneLine ? String(decoding: bytes, as: UTF8.self) : nil
+            } ?? nil
+            if message == nil { message = try table.value(0).stringValue }
             fields = (try table.value(1), try table.value(2), try table.value(3), try table.value(4), try table.value(5), try table.value(6))
         }
         guard let message else { throw LuaScriptError("report: 'message' is required (a string)") }
-        var result = Report(message: message, related: [])
+        var result = Report(message: message, related: [], isOneLine: isOneLine)
         switch fields.severity {
         case .nil: break
         case let .string(text):

@@ -324,7 +324,7 @@ final class EngineState {
             throw LuaScriptError(Self.overflowMessage)
         }
         collected.append(Violation(
-            ruleID: rule.id, severity: report.severity ?? rule.severity, message: Self.oneLine(report.message),
+            ruleID: rule.id, severity: report.severity ?? rule.severity, message: report.isOneLine ? report.message : Self.oneLine(report.message),
             penalty: report.penalty, shiftID: report.shiftID, personID: report.personID, date: report.date,
             relatedShiftIDs: report.related, source: rule.file))
     }
@@ -345,9 +345,8 @@ final class EngineState {
         // The common case, short printable ASCII, is returned as it is.
         // (Over the string's own bytes: walking a `String.UTF8View` costs about 20 instructions a byte.)
         let bytes = message.utf8
-        func printable(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
         if bytes.count <= maxMessageLength,
-           bytes.withContiguousStorageIfAvailable({ $0.allSatisfy(printable) }) ?? bytes.allSatisfy(printable) { return message }
+           bytes.withContiguousStorageIfAvailable(isOneLine) ?? bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return message }
         var scalars = String.UnicodeScalarView()
         var count = 0
         for scalar in message.unicodeScalars {
@@ -359,6 +358,29 @@ final class EngineState {
             scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
         }
         return String(scalars)
+    }
+
+    /// Whether a message is one line already: at most `maxMessageLength` bytes, each printable
+    /// ASCII (0x20 to 0x7E). Eight bytes at a time: a byte is printable when its high bit is clear
+    /// and stays clear once 0x20 is taken from it (none below 0x20) or 1 added (not 0x7F); a
+    /// borrow only ever runs on from a byte that is not printable.
+    static func isOneLine(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count <= maxMessageLength else { return false }
+        let high: UInt64 = 0x8080_8080_8080_8080, spaces: UInt64 = 0x2020_2020_2020_2020, ones: UInt64 = 0x0101_0101_0101_0101
+        var i = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (word | (word &- spaces) | (word &+ ones)) & high != 0 { return false }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            guard bytes[i] >= 0x20, bytes[i] < 0x7F else { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Rule ids by file, to tag what a rule prints.
