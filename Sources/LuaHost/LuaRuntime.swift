@@ -601,13 +601,16 @@ public final class LuaRuntime {
             out.pointee = resultTape.tape
             return 0
         } catch {
-            resultTape.reset()
-            let message: String
-            if let e = error as? LuaScriptError { message = e.message } else { message = "\(error)" }
-            resultTape.appendString(message)
-            out.pointee = resultTape.tape
-            return 1
+            return failure(error, out)
         }
+    }
+
+    /// What a callback returns for an error: 1, with `out` holding the message for C to raise.
+    private func failure(_ error: any Error, _ out: UnsafeMutablePointer<lh_tape>) -> Int32 {
+        resultTape.reset()
+        resultTape.appendString((error as? LuaScriptError)?.message ?? "\(error)")
+        out.pointee = resultTape.tape
+        return 1
     }
 
     /// A sequence's element, called by C (`seq_index`).
@@ -626,10 +629,7 @@ public final class LuaRuntime {
             }
             return 0
         } catch {
-            resultTape.reset()
-            resultTape.appendString((error as? LuaScriptError)?.message ?? "\(error)")
-            err.pointee = resultTape.tape
-            return 1
+            return failure(error, err)
         }
     }
 
@@ -641,10 +641,7 @@ public final class LuaRuntime {
             try body(handle, column, out)
             return 0
         } catch {
-            resultTape.reset()
-            resultTape.appendString((error as? LuaScriptError)?.message ?? "\(error)")
-            err.pointee = resultTape.tape
-            return 1
+            return failure(error, err)
         }
     }
 
