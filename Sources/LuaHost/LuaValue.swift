@@ -193,7 +193,7 @@ public struct LuaObjectWords: Sendable {
     }
 }
 
-/// An element of a host sequence (``LuaRuntime/makeSequenceConstructor(name:element:field:)``):
+/// An element of a host sequence (``LuaRuntime/makeSequenceConstructor(name:element:integerColumns:column:field:)``):
 /// its object, and the words to give it (none: its fields are the class's `index`'s, or the
 /// words it was given already in this field epoch).
 public struct LuaElement: Sendable {
