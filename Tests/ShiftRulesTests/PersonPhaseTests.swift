@@ -154,6 +154,33 @@ import ShiftCore
             end }
             """#, try schedule())
         #expect(violations.first?.message == "nil nil nil N")
+        // Any other number is nil too, never a call into Swift; a key that is not a name is an error.
+        let odd = try validate(#"""
+            return rule { id = "x", summary = "s", validate_person = function(p, shifts, schedule, report)
+              local keys = { -1, math.huge, -math.huge, 0/0, 2^63, -2^63, math.maxinteger, math.mininteger }
+              local out = {}
+              for i, k in ipairs(keys) do out[i] = tostring(shifts[k]) end
+              report(table.concat(out, " ") .. " " .. #shifts .. " " .. tostring(shifts[1.0] == shifts[1]))
+            end }
+            """#, try schedule())
+        #expect(odd.first?.message == "nil nil nil nil nil nil nil nil 3 true")
+        let notAName = #"return rule { id = "x", summary = "s", validate_person = function(p, shifts) return shifts[true] end }"#
+        #expect { try validate(notAName, try schedule()) } throws: { error in
+            "\(error)".contains("timeline fields are named by strings") && "\(error)".contains("x.lua:1:")
+        }
+    }
+
+    /// A timeline kept past its evaluation is stale for its shifts too, not only its columns.
+    @Test func aKeptTimelinesShiftIsStale() throws {
+        let folder = try RuleFolder(["x.lua": #"""
+            local first
+            return rule { id = "x", summary = "s", validate_person = function(p, shifts)
+              if first == nil then first = shifts elseif p.name == "Bob" then local _ = first[1] end
+            end }
+            """#])
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow }))
+        _ = try engine.validate(try schedule())
+        #expect { try engine.validate(try schedule()) } throws: { error in "\(error)".contains("stale timeline") && "\(error)".contains("x.lua:3:") }
     }
 
     @Test func aRuleNeedsOneOfItsFunctionsAndTheyMustBeFunctions() throws {
