@@ -977,6 +977,13 @@ static struct lh_words_entry *words_find(struct lh_words_entry *table, size_t ca
     }
 }
 
+/* Copies the words of `mask` (the others 0) into `to`; returns the mask kept. */
+static uint32_t copy_words(int64_t *to, uint32_t mask, const int64_t *words) {
+    mask &= (1u << LH_OBJECT_WORDS) - 1;
+    for (int j = 0; j < LH_OBJECT_WORDS; j++) to[j] = (mask >> j & 1) ? words[j] : 0;
+    return mask;
+}
+
 void lh_set_words(lh_runtime *rt, int32_t cls, int64_t id, uint32_t mask, const int64_t *words) {
     uint64_t tag = rt->epoch + 1;
     if (rt->words_tag != tag) {
@@ -1005,8 +1012,7 @@ void lh_set_words(lh_runtime *rt, int32_t cls, int64_t id, uint32_t mask, const 
         rt->words_count++;
     }
     e->id = id; e->cls = cls; e->tag = tag;
-    e->mask = mask & ((1u << LH_OBJECT_WORDS) - 1);
-    for (int j = 0; j < LH_OBJECT_WORDS; j++) e->w[j] = (e->mask >> j & 1) ? words[j] : 0;
+    e->mask = copy_words(e->w, mask, words);
 }
 
 /* Gives the object words of its own for this field epoch unless it has some already. */
@@ -1014,8 +1020,7 @@ static void give_words(lh_runtime *rt, lh_object *o, uint32_t mask, const int64_
     uint64_t tag = rt->epoch + 1;
     if (mask == 0 || o->words_tag == tag) return;
     o->words_tag = tag;
-    o->words_mask = mask & ((1u << LH_OBJECT_WORDS) - 1);
-    for (int j = 0; j < LH_OBJECT_WORDS; j++) o->words[j] = (o->words_mask >> j & 1) ? words[j] : 0;
+    o->words_mask = copy_words(o->words, mask, words);
 }
 
 /* Takes the object's waiting words, if any were set in this field epoch, out of the table
@@ -1099,12 +1104,12 @@ static int push_date(lua_State *L, lh_runtime *rt, int64_t day) {
     return 1;
 }
 
-/* Declared field k (0-based) of `o` served from its words: 1 with the value pushed, or 0 (the
- * class does not serve it so, or the object has no such word in this field epoch). */
 static const struct lh_word_fields *word_fields_of(const lh_runtime *rt, int32_t cls) {
     return cls > 0 && cls < rt->words_classes ? rt->word_fields[cls] : NULL;
 }
 
+/* Declared field k (0-based) of `o` served from its words: 1 with the value pushed, or 0 (the
+ * class does not serve it so, or the object has no such word in this field epoch). */
 static int word_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
     const struct lh_word_fields *wf = word_fields_of(rt, o->cls);
     if (wf == NULL || k < 0 || k >= LH_MAX_DECLARED_FIELDS || wf->sources[k] == 0) return 0;
@@ -1264,14 +1269,20 @@ static int unref_entry(lua_State *L) {
     return 0;
 }
 
-int lh_unref(lua_State *L, const int *refs, int n) {
-    struct unref_params p = { refs, n };
+/* Runs `entry` with `params` (a light userdata argument) in protected mode: LH_OK, or the
+ * error's status with nothing left on the stack. */
+static int run_protected(lua_State *L, lua_CFunction entry, void *params) {
     if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, unref_entry);
-    lua_pushlightuserdata(L, &p);
+    lua_pushcfunction(L, entry);
+    lua_pushlightuserdata(L, params);
     int st = lua_pcall(L, 1, 0, 0);
     if (st != LUA_OK) lua_pop(L, 1);
     return map_status(st);
+}
+
+int lh_unref(lua_State *L, const int *refs, int n) {
+    struct unref_params p = { refs, n };
+    return run_protected(L, unref_entry, &p);
 }
 
 static int push_tape_entry(lua_State *L) {
@@ -1330,12 +1341,7 @@ static int rawset_entry(lua_State *L) {
 
 int lh_rawset_field(lua_State *L, int tref, const char *key, size_t keylen, const lh_tape *value) {
     struct field_params p = { tref, key, keylen, value };
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, rawset_entry);
-    lua_pushlightuserdata(L, &p);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
-    return map_status(st);
+    return run_protected(L, rawset_entry, &p);
 }
 
 int lh_set_base(lh_runtime *rt, const char *key, size_t keylen, const lh_tape *value) {
@@ -1372,12 +1378,7 @@ static int new_marker_entry(lua_State *L) {
  * in protected mode. */
 static int protected_ref(lua_State *L, lua_CFunction entry, int *ref) {
     *ref = LUA_NOREF;
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, entry);
-    lua_pushlightuserdata(L, ref);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
-    return map_status(st);
+    return run_protected(L, entry, ref);
 }
 
 int lh_new_marker(lua_State *L, int *ref) { return protected_ref(L, new_marker_entry, ref); }
@@ -1396,20 +1397,14 @@ static int new_function_entry(lua_State *L) {
 
 int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
     struct fn_params p = { fnid, name, LUA_NOREF, 0, 0, 0, NULL, NULL };
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, new_function_entry);
-    lua_pushlightuserdata(L, &p);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
+    int st = run_protected(L, new_function_entry, &p);
     *ref = p.ref;
-    return map_status(st);
+    return st;
 }
 
 /* ======================================================================
  * Host sequences (lh_new_sequence)
  * ====================================================================== */
-
-_Static_assert(LH_OBJECT_WORDS == 5, "lh_element carries LH_OBJECT_WORDS words");
 
 /* A sequence's __index. Upvalues: 1 the element function id, 2 the field function id, 3 the
  * column names (name -> k), 4 the column function id. The
@@ -1421,11 +1416,13 @@ static int seq_index(lua_State *L) {
     luaL_checkstack(L, 8, NULL);
     if (!lua_getmetatable(L, 1)) return 0;
     lua_rawgeti(L, 3, 1);
-    int64_t handle = (int64_t)lua_tointegerx(L, -1, NULL);
+    lua_rawgeti(L, 3, 2);
+    int64_t handle = (int64_t)lua_tointegerx(L, 4, NULL);
+    lua_Integer n = lua_tointegerx(L, 5, NULL);
+    lua_settop(L, 4);
     if (lua_type(L, 2) == LUA_TNUMBER) {
-        lua_rawgeti(L, 3, 2);
         int isint = 0;
-        lua_Integer i = lua_tointegerx(L, 2, &isint), n = lua_tointegerx(L, -1, NULL);
+        lua_Integer i = lua_tointegerx(L, 2, &isint);
         if (!isint || i < 1 || i > n) { lua_pushnil(L); return 1; }
         lh_element e;
         memset(&e, 0, sizeof e);
@@ -1443,8 +1440,6 @@ static int seq_index(lua_State *L) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TNUMBER) {
         int column = (int)lua_tointegerx(L, -1, NULL);
-        lua_rawgeti(L, 3, 2);
-        lua_Integer n = lua_tointegerx(L, -1, NULL);
         lua_settop(L, 4);
         if (n < 0 || n > INT_MAX) return luaL_error(L, "sequence too long");
         if ((size_t)n > rt->column_cap) {
@@ -1464,8 +1459,7 @@ static int seq_index(lua_State *L) {
         /* stack: t, k, mt, handle -> t, k, mt, handle, k: the host's (handle, k) */
         lua_settop(L, 4);
         lua_pushvalue(L, 2);
-        int n = call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 4);
-        if (n < 1) return 0;
+        if (call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 4) < 1) return 0;
         lua_settop(L, 6);
     }
     lua_pushvalue(L, 2);
@@ -1539,13 +1533,9 @@ static int new_sequence_entry(lua_State *L) {
 int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t column_fnid, int64_t field_fnid,
                     int ncolumns, const char *const *columns, const size_t *lens, const char *name, int *ref) {
     struct seq_params p = { element_fnid, column_fnid, field_fnid, ncolumns, columns, lens, name, LUA_NOREF };
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, new_sequence_entry);
-    lua_pushlightuserdata(L, &p);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
+    int st = run_protected(L, new_sequence_entry, &p);
     *ref = p.ref;
-    return map_status(st);
+    return st;
 }
 
 static int new_class_entry(lua_State *L) {
@@ -1566,10 +1556,10 @@ static int new_class_entry(lua_State *L) {
             int *slots = (int *)realloc(rt->class_slots, sizeof(int) * (size_t)cap);
             if (slots == NULL) return luaL_error(L, "not enough memory");
             rt->class_slots = slots;
-            const char ***names = (const char ***)realloc(rt->class_names, sizeof *names * (size_t)cap);
-            if (names == NULL) return luaL_error(L, "not enough memory");
-            rt->class_names = names;
-            for (int c = rt->nclasses; c < cap; c++) { slots[c] = 0; names[c] = NULL; }
+            const char ***all = (const char ***)realloc(rt->class_names, sizeof *all * (size_t)cap);
+            if (all == NULL) return luaL_error(L, "not enough memory");
+            rt->class_names = all;
+            for (int c = rt->nclasses; c < cap; c++) { slots[c] = 0; all[c] = NULL; }
             rt->nclasses = cap;
         }
         const char **names = (const char **)calloc((size_t)p->nfields, sizeof *names);
@@ -1606,12 +1596,7 @@ int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_
                  int nfields, const char *const *fields, const size_t *lens) {
     if (nfields > LH_MAX_DECLARED_FIELDS) return LH_ERR_RUNTIME;
     struct fn_params p = { index_fnid, name, LUA_NOREF, classid, caches_fields, nfields, fields, lens };
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, new_class_entry);
-    lua_pushlightuserdata(L, &p);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
-    return map_status(st);
+    return run_protected(L, new_class_entry, &p);
 }
 
 struct static_params { int32_t cls; const char *key; size_t keylen; const lh_tape *value; };
@@ -1631,12 +1616,7 @@ static int set_static_entry(lua_State *L) {
 
 int lh_class_set_static(lua_State *L, int32_t classid, const char *key, size_t keylen, const lh_tape *value) {
     struct static_params p = { classid, key, keylen, value };
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, set_static_entry);
-    lua_pushlightuserdata(L, &p);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
-    return map_status(st);
+    return run_protected(L, set_static_entry, &p);
 }
 
 void lh_invalidate_fields(lh_runtime *rt) { rt->epoch++; }
@@ -1653,12 +1633,7 @@ static int freeze_entry(lua_State *L) {
 
 int lh_freeze(lua_State *L, int tref, const char *name, int deep) {
     struct freeze_params p = { tref, name, deep };
-    if (!lua_checkstack(L, 4)) return LH_ERR_MEMORY;
-    lua_pushcfunction(L, freeze_entry);
-    lua_pushlightuserdata(L, &p);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) lua_pop(L, 1);
-    return map_status(st);
+    return run_protected(L, freeze_entry, &p);
 }
 
 static int new_table_entry(lua_State *L) {

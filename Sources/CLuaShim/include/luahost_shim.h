@@ -63,11 +63,12 @@ typedef int (*lh_host_callback)(void *ctx, lua_State *L, int64_t fnid,
  * `handle` is the host object (cls, id), given the words of `mask` (lh_set_words) when it has
  * none yet in this field epoch, or nothing when cls is 0. Must not call any raising Lua API.
  * Returns 0, or 1 with *err holding one LH_STRING value: the error message. */
+#define LH_OBJECT_WORDS 5
 typedef struct lh_element {
     int32_t cls;
     uint32_t mask;
     int64_t id;
-    int64_t words[5];
+    int64_t words[LH_OBJECT_WORDS];
 } lh_element;
 typedef int (*lh_element_callback)(void *ctx, int64_t fnid, int64_t handle, int64_t index,
                                    lh_element *out, lh_tape *err);
@@ -198,9 +199,8 @@ int lh_new_class(lua_State *L, int32_t classid, const char *name, int64_t index_
 /* Declared fields the runtime serves itself from an object's words (lh_set_words), without
  * calling the host: `sources[k]` for the k-th declared field (0-based, `nfields` of them) is
  * 0 (the host serves it) or one of LH_WORD_* shifted left by 4, or'ed with the word's number
- * (0 to LH_OBJECT_WORDS - 1); for LH_WORD_OBJECT, `classes[k]` is the class of the object.
+ * (0 to LH_OBJECT_WORDS - 1, at most 5 words an object); for LH_WORD_OBJECT, `classes[k]` is the class of the object.
  * A field whose object has no words in this field epoch, or not that word, is the host's. */
-#define LH_OBJECT_WORDS 5
 #define LH_WORD_INTEGER 1 /* the word as an integer */
 #define LH_WORD_DATE 2    /* "YYYY-MM-DD" of the word as days since 1970-01-01 */
 #define LH_WORD_OBJECT 3  /* the host object (classes[k], the word as its id); 0 is nil */
