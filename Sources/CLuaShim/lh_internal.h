@@ -11,11 +11,26 @@
 
 typedef struct lh_watch lh_watch;
 
+/* Small blocks (up to LH_POOL_MAX bytes, in classes LH_POOL_STEP bytes apart) come from slabs
+ * the runtime keeps: a free list per class, and the current slab's unused tail (luahost_shim.c,
+ * lh_alloc). A Lua state makes and drops small objects by the ten thousand (views, tables,
+ * strings); malloc and free cost several times as much as taking a block off a list. */
+#define LH_POOL_STEP 16
+#define LH_POOL_MAX 512
+#define LH_POOL_CLASSES (LH_POOL_MAX / LH_POOL_STEP)
+#define LH_SLAB_SIZE (64 * 1024)
+struct lh_pool {
+    void *free[LH_POOL_CLASSES];
+    char *bump, *bump_end;
+    void *slabs;   /* each slab's first word points to the one made before it */
+};
+
 struct lh_runtime {
     lua_State *L;
     /* memory */
     size_t used, limit;
     int mem_refused;
+    struct lh_pool pool;
     /* budget */
     int64_t budget, remaining;
     int gran;
@@ -43,6 +58,7 @@ struct lh_runtime {
     lh_print_callback print_cb;
     lh_element_callback element_cb;
     lh_column_callback column_cb;
+    lh_record_callback record_cb;
     /* where the host writes a sequence's integer column (grown as needed) */
     int64_t *column_buf; size_t column_cap;
     lh_value *args; int argcap;
@@ -50,6 +66,11 @@ struct lh_runtime {
     int env_mt_ref, base_ref, modules_ref, frozen_ref, classes_ref, interned_ref, pack_ref;
     /* host objects' cached fields are valid while this stands (lh_invalidate_fields) */
     uint64_t epoch;
+    /* classes whose objects the runtime keeps for the rest of their field epoch
+     * (lh_class_keep_objects), by class id; the table holding them (registry kept_ref), the
+     * epoch + 1 it is for, and how many it holds */
+    unsigned char *kept_classes; int kept_classes_cap;
+    int kept_ref; uint64_t kept_tag; int kept_count;
     /* declared fields per class id (lh_new_class), for the user values of new objects */
     int *class_slots; int nclasses;
     /* per class id, its declared fields' names as the interned Lua strings' bytes (NULL when it

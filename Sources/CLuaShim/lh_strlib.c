@@ -1104,14 +1104,14 @@ static char *lh_itoa (lua_Integer n, char *end) {
 /* Whether the fast path can format `fmt` with the arguments from stack index 2 on. */
 static int plain_format (lua_State *L, const char *fmt, size_t len, int top) {
   int arg = 1;
-  for (size_t i = 0; i < len; i++) {
-    if (fmt[i] != '%') continue;
-    if (++i == len) return 0;
-    if (fmt[i] == '%') continue;
+  const char *end = fmt + len;
+  for (const char *p = fmt; (p = (const char *)memchr(p, '%', (size_t)(end - p))) != NULL; p++) {
+    if (++p == end) return 0;
+    if (*p == '%') continue;
     if (++arg > top) return 0;
-    if (fmt[i] == 's') {
+    if (*p == 's') {
       if (lua_type(L, arg) != LUA_TSTRING && !lua_isinteger(L, arg)) return 0;
-    } else if (fmt[i] == 'd') {
+    } else if (*p == 'd') {
       if (!lua_isinteger(L, arg)) return 0;
     } else {
       return 0;
@@ -1120,37 +1120,61 @@ static int plain_format (lua_State *L, const char *fmt, size_t len, int top) {
   return 1;
 }
 
+/* The fast path's result is written here when it fits, then made a Lua string in one go. */
+#define LH_FORMAT_BUFFER 512
+
 int lh_str_format (lua_State *L) {
   int top = lua_gettop(L);
   size_t len;
   const char *fmt = lua_type(L, 1) == LUA_TSTRING ? lua_tolstring(L, 1, &len) : NULL;
   if (fmt == NULL || !plain_format(L, fmt, len, top)) return stock_format(L);
+  /* Most messages fit a buffer on the C stack: each piece is copied into it, and the result is
+     made a string once. A longer one goes on in a luaL_Buffer from where the copy stopped. */
+  char out[LH_FORMAT_BUFFER];
+  size_t used = 0;
   luaL_Buffer b;
-  luaL_buffinit(L, &b);
+  int buffered = 0;
   int arg = 1;
-  size_t start = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (fmt[i] != '%') continue;
-    luaL_addlstring(&b, fmt + start, i - start);
-    char conversion = fmt[++i];
-    start = i + 1;
-    if (conversion == '%') {
-      luaL_addchar(&b, '%');
-      continue;
-    }
-    arg++;
-    if (lua_type(L, arg) == LUA_TSTRING) {
-      size_t l;
-      const char *s = lua_tolstring(L, arg, &l);
-      luaL_addlstring(&b, s, l);
+  const char *start = fmt, *end = fmt + len;
+  for (int last = 0; !last;) {
+    const char *percent = start < end ? (const char *)memchr(start, '%', (size_t)(end - start)) : NULL;
+    const char *piece[2] = { start, NULL };
+    size_t lens[2] = { (size_t)((percent ? percent : end) - start), 0 };
+    char digits[24];
+    if (percent != NULL) {
+      char conversion = percent[1];
+      start = percent + 2;
+      if (conversion == '%') {
+        piece[1] = "%"; lens[1] = 1;
+      } else {
+        arg++;
+        if (lua_type(L, arg) == LUA_TSTRING) {
+          piece[1] = lua_tolstring(L, arg, &lens[1]);
+        } else {
+          char *digits_end = digits + sizeof digits;
+          piece[1] = lh_itoa(lua_tointegerx(L, arg, NULL), digits_end);
+          lens[1] = (size_t)(digits_end - piece[1]);
+        }
+      }
     } else {
-      char digits[24];
-      char *end = digits + sizeof digits;
-      char *p = lh_itoa(lua_tointegerx(L, arg, NULL), end);
-      luaL_addlstring(&b, p, (size_t)(end - p));
+      last = 1;
+    }
+    for (int k = 0; k < 2; k++) {
+      if (piece[k] == NULL || lens[k] == 0) continue;
+      if (!buffered && lens[k] <= sizeof out - used) {
+        memcpy(out + used, piece[k], lens[k]);
+        used += lens[k];
+        continue;
+      }
+      if (!buffered) {
+        luaL_buffinit(L, &b);
+        luaL_addlstring(&b, out, used);
+        buffered = 1;
+      }
+      luaL_addlstring(&b, piece[k], lens[k]);
     }
   }
-  luaL_addlstring(&b, fmt + start, len - start);
-  luaL_pushresult(&b);
+  if (buffered) luaL_pushresult(&b);
+  else lua_pushlstring(L, out, used);
   return 1;
 }

@@ -67,11 +67,71 @@ static double lh_now(void) {
 
 static void lh_hook(lua_State *L, lua_Debug *ar);
 
+/* The pool is off under AddressSanitizer, which must see every block to check its use. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LH_POOLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LH_POOLED 0
+#endif
+#endif
+#ifndef LH_POOLED
+#define LH_POOLED 1
+#endif
+
+/* A block of `size` bytes: from the pool when it is small, else from malloc. */
+static void *block_new(struct lh_pool *pool, size_t size) {
+    if (!LH_POOLED || size > LH_POOL_MAX) return malloc(size);
+    size_t c = (size - 1) / LH_POOL_STEP;
+    void *block = pool->free[c];
+    if (block != NULL) {
+        pool->free[c] = *(void **)block;
+        return block;
+    }
+    size_t bytes = (c + 1) * LH_POOL_STEP;
+    if ((size_t)(pool->bump_end - pool->bump) < bytes) {
+        /* A new slab; what was left of the last one goes to the free lists. */
+        while (pool->bump_end - pool->bump >= LH_POOL_STEP) {
+            size_t left = (size_t)(pool->bump_end - pool->bump);
+            size_t k = (left > LH_POOL_MAX ? LH_POOL_MAX : left) / LH_POOL_STEP - 1;
+            *(void **)pool->bump = pool->free[k];
+            pool->free[k] = pool->bump;
+            pool->bump += (k + 1) * LH_POOL_STEP;
+        }
+        char *slab = (char *)malloc(LH_SLAB_SIZE);
+        if (slab == NULL) return NULL;
+        *(void **)slab = pool->slabs;
+        pool->slabs = slab;
+        pool->bump = slab + LH_POOL_STEP; /* the first 16 bytes hold the link, and keep alignment */
+        pool->bump_end = slab + LH_SLAB_SIZE;
+    }
+    block = pool->bump;
+    pool->bump += bytes;
+    return block;
+}
+
+static void block_free(struct lh_pool *pool, void *block, size_t size) {
+    if (!LH_POOLED || size > LH_POOL_MAX) { free(block); return; }
+    size_t c = (size - 1) / LH_POOL_STEP;
+    *(void **)block = pool->free[c];
+    pool->free[c] = block;
+}
+
+/* Frees the slabs (after lua_close has given every block back). */
+static void pool_release(struct lh_pool *pool) {
+    for (void *slab = pool->slabs; slab != NULL;) {
+        void *next = *(void **)slab;
+        free(slab);
+        slab = next;
+    }
+    memset(pool, 0, sizeof *pool);
+}
+
 static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     lh_runtime *rt = (lh_runtime *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        if (ptr != NULL) block_free(&rt->pool, ptr, osize);
         rt->used -= old;
         return NULL;
     }
@@ -99,8 +159,22 @@ static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             }
         }
     }
-    /* A new block through malloc: glibc's realloc of NULL takes a longer way to it. */
-    void *np = ptr == NULL ? malloc(nsize) : realloc(ptr, nsize);
+    void *np;
+    if (ptr == NULL) {
+        np = block_new(&rt->pool, nsize);
+    } else if (LH_POOLED && (old <= LH_POOL_MAX || nsize <= LH_POOL_MAX)) {
+        /* A pooled block (before or after): the same class needs nothing, else copy across. */
+        if (old <= LH_POOL_MAX && nsize <= LH_POOL_MAX && (old - 1) / LH_POOL_STEP == (nsize - 1) / LH_POOL_STEP) {
+            np = ptr;
+        } else {
+            np = block_new(&rt->pool, nsize);
+            if (np == NULL) return NULL;
+            memcpy(np, ptr, old < nsize ? old : nsize);
+            block_free(&rt->pool, ptr, old);
+        }
+    } else {
+        np = realloc(ptr, nsize);
+    }
     if (np == NULL) return NULL;
     rt->used = rt->used - old + nsize;
     return np;
@@ -275,10 +349,14 @@ void lh_describe(lua_State *L, int idx, lh_value *v) {
 
 /* Objects are interned: while Lua holds the userdata of (class, id), pushing that object again
  * pushes the same userdata, so two reads of one entity are raw-equal and share the fields one
- * of them cached. Per class, a table id -> userdata with weak values (interned_ref[class]). */
-static void push_object(lua_State *L, int32_t cls, int64_t id) {
+ * of them cached. Per class, a table id -> userdata with weak values (interned_ref[class]).
+ * `fresh`: the host says the object was never pushed before, so there is none to look for (and
+ * no words waiting for it). */
+static void keep_object(lua_State *L, lh_runtime *rt);
+
+static void push_object_as(lua_State *L, int32_t cls, int64_t id, int fresh) {
     lh_runtime *rt = LH_RT(L);
-    luaL_checkstack(L, 4, NULL);
+    luaL_checkstack(L, 6, NULL);
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->interned_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE) {
         lua_pop(L, 1);
@@ -289,28 +367,64 @@ static void push_object(lua_State *L, int32_t cls, int64_t id) {
         lua_pushvalue(L, -1);
         lua_rawseti(L, -3, cls);
     }
-    if (lua_rawgeti(L, -1, (lua_Integer)id) == LUA_TUSERDATA) {
-        lua_replace(L, -3);
+    if (!fresh) {
+        if (lua_rawgeti(L, -1, (lua_Integer)id) == LUA_TUSERDATA) {
+            lua_replace(L, -3);
+            lua_pop(L, 1);
+            return;
+        }
         lua_pop(L, 1);
-        return;
     }
-    lua_pop(L, 1);
     int slots = cls > 0 && cls < rt->nclasses ? rt->class_slots[cls] : 0;
     lh_object *o = (lh_object *)lua_newuserdatauv(L, sizeof(lh_object), 1 + slots);
     o->magic = LH_MAGIC; o->cls = cls; o->id = id; o->epoch = 0;
     o->slot_epoch = 0; o->filled = 0;
     o->words_tag = 0; o->words_mask = 0;
-    if (word_fields_of(rt, cls) != NULL) take_words(rt, o);
+    if (!fresh && word_fields_of(rt, cls) != NULL) take_words(rt, o);
     lua_rawgeti(L, LUA_REGISTRYINDEX, rt->classes_ref);
     if (lua_rawgeti(L, -1, cls) != LUA_TTABLE)
         luaL_error(L, "unknown host object class %d", (int)cls);
     lua_setmetatable(L, -3);
     lua_pop(L, 1);
     /* stack: interned, by-class, object */
+    if (cls > 0 && cls < rt->kept_classes_cap && rt->kept_classes[cls]) keep_object(L, rt);
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, (lua_Integer)id);
     lua_replace(L, -3);
     lua_pop(L, 1);
+}
+
+static void push_object(lua_State *L, int32_t cls, int64_t id) { push_object_as(L, cls, id, 0); }
+
+/* Keeps the object on top of the stack referenced until the field epoch ends (the table of
+ * the epoch before is let go when the first object of a new one is kept). */
+static void keep_object(lua_State *L, lh_runtime *rt) {
+    uint64_t tag = rt->epoch + 1;
+    if (rt->kept_tag != tag) {
+        lua_createtable(L, 16, 0);
+        lua_rawseti(L, LUA_REGISTRYINDEX, rt->kept_ref);
+        rt->kept_tag = tag;
+        rt->kept_count = 0;
+    }
+    if (rt->kept_count >= LH_KEPT_MAX) return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->kept_ref);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, ++rt->kept_count);
+    lua_pop(L, 1);
+}
+
+int lh_class_keep_objects(lh_runtime *rt, int32_t classid) {
+    if (classid <= 0) return LH_ERR_RUNTIME;
+    if (classid >= rt->kept_classes_cap) {
+        int cap = classid + 8;
+        unsigned char *kept = (unsigned char *)realloc(rt->kept_classes, (size_t)cap);
+        if (kept == NULL) return LH_ERR_MEMORY;
+        memset(kept + rt->kept_classes_cap, 0, (size_t)(cap - rt->kept_classes_cap));
+        rt->kept_classes = kept;
+        rt->kept_classes_cap = cap;
+    }
+    rt->kept_classes[classid] = 1;
+    return LH_OK;
 }
 
 /* Pushes a new sequence { items[0], ..., items[n-1] }. Up to LH_PACK_MAX items go through the
@@ -1403,23 +1517,96 @@ int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref) {
 }
 
 /* ======================================================================
+ * Record functions (lh_new_record_function)
+ * ====================================================================== */
+
+/* A record function. Upvalues: 1 the record callback's function id, 2 the fallback host
+ * function's id, then the names (strings). A table without a metatable is read field by field
+ * (raw gets of the names, made once: no pass over its entries, no key compared in C) and handed
+ * to the record callback; anything else goes to the fallback, as a host function call. */
+static int record_call(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    int plain = rt->record_cb != NULL && lua_type(L, 1) == LUA_TTABLE;
+    if (plain && lua_getmetatable(L, 1)) {
+        lua_pop(L, 1);
+        plain = 0;
+    }
+    if (plain) {
+        lh_value fields[LH_MAX_RECORD_FIELDS];
+        int n = 0;
+        lua_settop(L, 1);
+        luaL_checkstack(L, LH_MAX_RECORD_FIELDS + 2, NULL);
+        while (n < LH_MAX_RECORD_FIELDS && lua_type(L, lua_upvalueindex(3 + n)) == LUA_TSTRING) {
+            lua_pushvalue(L, lua_upvalueindex(3 + n));
+            lua_rawget(L, 1);
+            lh_describe(L, -1, &fields[n]);
+            n++;
+        }
+        lh_tape err = {0};
+        if (rt->record_cb(rt->ctx, L, (int64_t)lua_tointegerx(L, lua_upvalueindex(1), NULL), fields, n, &err) != 0)
+            return raise_host_error(L, &err);
+        return 0;
+    }
+    call_host(L, lua_tointegerx(L, lua_upvalueindex(2), NULL));
+    return 0;
+}
+
+struct record_params {
+    int64_t record_fnid, fallback_fnid;
+    int nfields; const char *const *names; const size_t *lens;
+    int ref;
+};
+
+static int new_record_entry(lua_State *L) {
+    struct record_params *p = (struct record_params *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushinteger(L, (lua_Integer)p->record_fnid);
+    lua_pushinteger(L, (lua_Integer)p->fallback_fnid);
+    for (int k = 0; k < p->nfields; k++) lua_pushlstring(L, p->names[k], p->lens[k]);
+    lua_pushcclosure(L, record_call, 2 + p->nfields);
+    p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_new_record_function(lua_State *L, int64_t record_fnid, int64_t fallback_fnid, int nfields,
+                           const char *const *names, const size_t *lens, int *ref) {
+    *ref = LUA_NOREF;
+    if (nfields < 0 || nfields > LH_MAX_RECORD_FIELDS) return LH_ERR_RUNTIME;
+    struct record_params p = { record_fnid, fallback_fnid, nfields, names, lens, LUA_NOREF };
+    int st = run_protected(L, new_record_entry, &p);
+    *ref = p.ref;
+    return st;
+}
+
+/* ======================================================================
  * Host sequences (lh_new_sequence)
  * ====================================================================== */
 
+/* A host sequence: a userdata with the handle and length the host made it with. User value 1 is
+ * the other fields it served (a table, made on the first), user value 2 + k its integer column
+ * k once made. */
+#define LH_SEQ_MAGIC 0x4C485351u /* "LHSQ" */
+typedef struct lh_sequence {
+    uint32_t magic;
+    int64_t handle;
+    lua_Integer n;
+} lh_sequence;
+
+static lh_sequence *to_sequence(lua_State *L, int idx) {
+    lh_sequence *q = (lh_sequence *)lua_touserdata(L, idx);
+    return q && lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == sizeof(lh_sequence) && q->magic == LH_SEQ_MAGIC ? q : NULL;
+}
+
 /* A sequence's __index. Upvalues: 1 the element function id, 2 the field function id, 3 the
- * column names (name -> k), 4 the column function id. The
- * sequence's handle and length are its metatable's [1] and [2] (the metatable is protected:
- * Lua code cannot reach them). */
+ * column names (name -> k), 4 the column function id, 5 "n". */
 static int seq_index(lua_State *L) {
     lh_runtime *rt = LH_RT(L);
+    lh_sequence *q = to_sequence(L, 1);
+    if (q == NULL) return 0;
     lua_settop(L, 2);
     luaL_checkstack(L, 8, NULL);
-    if (!lua_getmetatable(L, 1)) return 0;
-    lua_rawgeti(L, 3, 1);
-    lua_rawgeti(L, 3, 2);
-    int64_t handle = (int64_t)lua_tointegerx(L, 4, NULL);
-    lua_Integer n = lua_tointegerx(L, 5, NULL);
-    lua_settop(L, 4);
+    int64_t handle = q->handle;
+    lua_Integer n = q->n;
     if (lua_type(L, 2) == LUA_TNUMBER) {
         int isint = 0;
         lua_Integer i = lua_tointegerx(L, 2, &isint);
@@ -1431,16 +1618,23 @@ static int seq_index(lua_State *L) {
         if (rt->element_cb(rt->ctx, (int64_t)lua_tointegerx(L, lua_upvalueindex(1), NULL), handle, (int64_t)i, &e, &err) != 0)
             return raise_host_error(L, &err);
         if (e.cls == 0) { lua_pushnil(L); return 1; }
-        push_object(L, e.cls, e.id);
+        /* An element the host made just now was never pushed: no live one to look for. */
+        push_object_as(L, e.cls, e.id, e.fresh);
         lh_object *o = to_object(L, -1);
         if (o != NULL) give_words(rt, o, e.mask, e.words);
         return 1;
     }
-    /* An integer column: filled by the host in the runtime's buffer, pushed from it. */
+    if (lua_rawequal(L, 2, lua_upvalueindex(5))) {
+        lua_pushinteger(L, n);
+        return 1;
+    }
+    /* An integer column: filled by the host in the runtime's buffer, pushed from it, kept. */
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TNUMBER) {
         int column = (int)lua_tointegerx(L, -1, NULL);
-        lua_settop(L, 4);
+        lua_settop(L, 2);
+        if (lua_getiuservalue(L, 1, 2 + column) == LUA_TTABLE) return 1;
+        lua_settop(L, 2);
         if (n < 0 || n > INT_MAX) return luaL_error(L, "sequence too long");
         if ((size_t)n > rt->column_cap) {
             size_t cap = (size_t)n < 1024 ? 1024 : (size_t)n;
@@ -1455,48 +1649,57 @@ static int seq_index(lua_State *L) {
                           rt->column_buf, (int64_t)n, &err) != 0)
             return raise_host_error(L, &err);
         push_integers(L, rt->column_buf, (int)n);
-    } else {
-        /* stack: t, k, mt, handle -> t, k, mt, handle, k: the host's (handle, k) */
-        lua_settop(L, 4);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, 1, 2 + column);
+        return 1;
+    }
+    /* Any other key: the host's (handle, key), asked once and kept in user value 1. */
+    lua_settop(L, 2);
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
         lua_pushvalue(L, 2);
-        if (call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 4) < 1) return 0;
-        lua_settop(L, 6);
+        if (lua_rawget(L, 3) != LUA_TNIL) return 1;
+    }
+    lua_settop(L, 2);
+    lua_pushinteger(L, (lua_Integer)handle);
+    lua_pushvalue(L, 2);
+    /* stack: sequence, key, handle, key */
+    if (call_host_from(L, lua_tointegerx(L, lua_upvalueindex(2), NULL), 3) < 1) return 0;
+    lua_settop(L, 5);
+    if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 2);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, 1, 1);
     }
     lua_pushvalue(L, 2);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, 1);
+    lua_pushvalue(L, 5);
+    lua_rawset(L, -3);
+    lua_settop(L, 5);
     return 1;
 }
 
 static int seq_len(lua_State *L) {
-    if (!lua_getmetatable(L, 1)) return 0;
-    lua_rawgeti(L, -1, 2);
+    lh_sequence *q = to_sequence(L, 1);
+    if (q == NULL) return 0;
+    lua_pushinteger(L, q->n);
     return 1;
 }
 
-/* The constructor. Upvalues: 1 __index, 2 __len, 3 the name its metatable shows, then the keys
- * it sets (made once: no string to intern per sequence): 4 "n", 5 "__index", 6 "__len",
- * 7 "__metatable". */
+/* Upvalue 1: the sequences' name. */
+static int seq_newindex(lua_State *L) {
+    return luaL_error(L, "attempt to modify read-only %s", lua_tostring(L, lua_upvalueindex(1)));
+}
+
+/* The constructor. Upvalues: 1 the sequences' metatable, 2 how many user values one has. */
 static int seq_make(lua_State *L) {
     lua_Integer handle = luaL_checkinteger(L, 1), n = luaL_checkinteger(L, 2);
     if (n < 0) return luaL_argerror(L, 2, "a sequence's length cannot be negative");
-    lua_settop(L, 0);
-    /* room for `n` and a few fields the host will store */
-    lua_createtable(L, 0, 6);
-    lua_pushvalue(L, lua_upvalueindex(4));
-    lua_pushinteger(L, n);
-    lua_rawset(L, 1);
-    lua_createtable(L, 2, 3);
-    lua_pushinteger(L, handle);
-    lua_rawseti(L, 2, 1);
-    lua_pushinteger(L, n);
-    lua_rawseti(L, 2, 2);
-    for (int j = 1; j <= 3; j++) {
-        lua_pushvalue(L, lua_upvalueindex(4 + j));
-        lua_pushvalue(L, lua_upvalueindex(j));
-        lua_rawset(L, 2);
-    }
-    lua_setmetatable(L, 1);
+    lh_sequence *q = (lh_sequence *)lua_newuserdatauv(L, sizeof *q, (int)lua_tointegerx(L, lua_upvalueindex(2), NULL));
+    q->magic = LH_SEQ_MAGIC;
+    q->handle = (int64_t)handle;
+    q->n = n;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setmetatable(L, -2);
     return 1;
 }
 
@@ -1509,6 +1712,8 @@ struct seq_params {
 static int new_sequence_entry(lua_State *L) {
     struct seq_params *p = (struct seq_params *)lua_touserdata(L, 1);
     lua_settop(L, 0);
+    /* 1: the metatable every sequence of this constructor shares (protected, shown as `name`) */
+    lua_createtable(L, 0, 4);
     lua_pushinteger(L, (lua_Integer)p->element_fnid);
     lua_pushinteger(L, (lua_Integer)p->field_fnid);
     lua_createtable(L, 0, p->ncolumns);
@@ -1518,14 +1723,18 @@ static int new_sequence_entry(lua_State *L) {
         lua_rawset(L, -3);
     }
     lua_pushinteger(L, (lua_Integer)p->column_fnid);
-    lua_pushcclosure(L, seq_index, 4);
-    lua_pushcfunction(L, seq_len);
-    lua_pushstring(L, p->name);
     lua_pushliteral(L, "n");
-    lua_pushliteral(L, "__index");
-    lua_pushliteral(L, "__len");
-    lua_pushliteral(L, "__metatable");
-    lua_pushcclosure(L, seq_make, 7);
+    lua_pushcclosure(L, seq_index, 5);
+    lua_setfield(L, 1, "__index");
+    lua_pushcfunction(L, seq_len);
+    lua_setfield(L, 1, "__len");
+    lua_pushstring(L, p->name);
+    lua_pushcclosure(L, seq_newindex, 1);
+    lua_setfield(L, 1, "__newindex");
+    lua_pushstring(L, p->name);
+    lua_setfield(L, 1, "__metatable");
+    lua_pushinteger(L, 1 + p->ncolumns);
+    lua_pushcclosure(L, seq_make, 2);
     p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
@@ -1848,6 +2057,7 @@ static int setup_entry(lua_State *L) {
     rt->frozen_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->modules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->classes_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L); rt->kept_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->interned_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_newtable(L); rt->dates_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 
@@ -1964,6 +2174,7 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
     rt->print_cb = cfg->print_cb;
     rt->element_cb = cfg->element_cb;
     rt->column_cb = cfg->column_cb;
+    rt->record_cb = cfg->record_cb;
     rt->gran = 1000;
     /* A trial lasts as long as the budget could last on the fastest machine, and never longer
      * than the time limit (which only a counted run checks). */
@@ -1985,7 +2196,7 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
         }
     }
     lua_State *L = lua_newstate(lh_alloc, rt);
-    if (L == NULL) { free_roots(rt); free(rt); *why = "cannot create a Lua state within the memory limit"; return NULL; }
+    if (L == NULL) { pool_release(&rt->pool); free_roots(rt); free(rt); *why = "cannot create a Lua state within the memory limit"; return NULL; }
     /* Generational collection: a rule's check leaves mostly young garbage (views, query
        results, messages), which minor collections free cheaply; the incremental collector's
        longer cycles set the slowest mutations (p99 about 40 % lower in shiftbench rules). */
@@ -1999,6 +2210,7 @@ lh_runtime *lh_open(const lh_config *cfg, const char **why) {
         *why = st == LUA_ERRMEM ? "cannot build the sandbox within the memory limit"
                                 : "cannot build the sandbox";
         lua_close(L);
+        pool_release(&rt->pool);
         free_roots(rt); free(rt);
         return NULL;
     }
@@ -2010,9 +2222,11 @@ void lh_close(lh_runtime *rt) {
     if (rt == NULL) return;
     lh_watch_release(rt->watch);
     lua_close(rt->L);
+    pool_release(&rt->pool);
     free_roots(rt);
     free(rt->args);
     free(rt->class_slots);
+    free(rt->kept_classes);
     for (int c = 0; c < rt->nclasses; c++) if (rt->class_names) free(rt->class_names[c]);
     free(rt->class_names);
     for (int c = 0; c < rt->words_classes; c++) free(rt->word_fields[c]);

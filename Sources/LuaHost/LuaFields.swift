@@ -47,7 +47,7 @@ public final class LuaFieldNames: @unchecked Sendable {
 /// its body. Field `k` is the value under `names.names[k]` (nil when absent).
 public struct LuaFields {
     let arguments: LuaArguments
-    let values: UnsafeMutablePointer<lh_value>
+    @usableFromInline let values: UnsafeMutablePointer<lh_value>
     public let names: LuaFieldNames
     /// How many entries have a key that is none of the names (or is not a string).
     public let strayCount: Int
@@ -61,9 +61,24 @@ public struct LuaFields {
     }
 
     /// `body` over the bytes of field `k` when it is a string (valid only inside it), else nil.
-    public func withBytes<T>(_ k: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+    @inlinable public func withBytes<T>(_ k: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
         guard values[k].kind == LH_STRING else { return nil }
         return try values[k].withBytes(body)
+    }
+
+    /// Field `k` as a host object, nil when it is anything else.
+    public func object(_ k: Int) -> LuaObject? {
+        guard values[k].kind == LH_OBJECT else { return nil }
+        return LuaObject(classID: LuaClassID(rawValue: values[k].aux), id: values[k].i)
+    }
+
+    /// Field `k` as a number (an integer or a float), nil when it is anything else.
+    public func number(_ k: Int) -> Double? {
+        switch values[k].kind {
+        case LH_INTEGER: Double(values[k].i)
+        case LH_NUMBER: values[k].n
+        default: nil
+        }
     }
 
     /// Whether field `k` is absent (or nil).

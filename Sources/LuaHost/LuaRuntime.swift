@@ -84,6 +84,7 @@ public final class LuaRuntime {
         case fields((LuaObject, LuaObjectKey) throws -> LuaValue)
         case element((_ handle: Int64, _ index: Int) throws -> LuaElement?)
         case column((_ handle: Int64, _ column: Int, _ into: UnsafeMutableBufferPointer<Int64>) throws -> Void)
+        case record(LuaFieldNames, (LuaFields) throws -> Void)
     }
 
     /// (`@exclusivity(unchecked)`, here and on `evaluating`: read on every call from Lua, by the
@@ -101,6 +102,7 @@ public final class LuaRuntime {
 
     /// Creates a sandboxed state. Throws ``LuaHostError/setupFailed(reason:)``.
     public init(configuration: Configuration = Configuration()) throws {
+        precondition(LuaObjectWords.count == Int(LH_OBJECT_WORDS), "LuaObjectWords and the shim disagree on an object's words")
         self.configuration = configuration
         let roots = configuration.requireRoots.map { strdup($0) }
         defer { roots.forEach { free($0) } }
@@ -133,6 +135,10 @@ public final class LuaRuntime {
             cfg.column_cb = { ctx, fnid, handle, column, out, n, err in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
                 return me.column(fnid, handle, Int(column), UnsafeMutableBufferPointer(start: out, count: Int(n)), err!)
+            }
+            cfg.record_cb = { ctx, L, fnid, fields, n, err in
+                let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
+                return me.record(L!, fnid, fields!, Int(n), err!)
             }
             cfg.print_cb = { ctx, chunk, chunkLen, msg, msgLen in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()
@@ -420,17 +426,19 @@ public final class LuaRuntime {
         }
     }
 
-    /// Makes the constructor of host sequences: `make(handle, n)` in Lua returns a new table
-    /// `t` with `t.n == n` and `#t == n` (its metatable is protected and shows as `name`), whose
-    /// element `t[i]` (an integer from 1 to n) is the host object `element(handle, i)` gives
-    /// (nil for `nil`, as for any other number), served by C without a host call's
-    /// arguments and results: the way to hand Lua a long list of objects it reads a few of.
-    /// `t.c` for one of `integerColumns` is a new sequence of n integers that `column(handle, k,
-    /// into)` writes (k: the name's position) into a buffer C makes the table from. Any other key
-    /// is asked of `field(handle, key)`. A column or field is asked for once: the value is kept in
-    /// `t` (raw) and returned, and an error the host throws (``LuaScriptError``) is raised at the
-    /// line that read the key. `handle` is the host's own (say, an index into what it registered
-    /// for this evaluation): the functions must check it, since a script may keep `t` past its use.
+    /// Makes the constructor of host sequences: `make(handle, n)` in Lua returns a new read-only
+    /// sequence object `t` (a userdata; assigning to it is an error naming `name`) with `t.n == n`
+    /// and `#t == n` (its metatable is shared, protected and shows as `name`), whose element `t[i]`
+    /// (an integer from 1 to n) is the host object `element(handle, i)` gives (nil for `nil`, as
+    /// for any other number), served by C without a host call's arguments and results: the way to
+    /// hand Lua a long list of objects it reads a few of. `t.c` for one of `integerColumns` is a
+    /// new plain array of n integers that `column(handle, k, into)` writes (k: the name's position)
+    /// into a buffer C makes the table from. Any other key is asked of `field(handle, key)`. A
+    /// column or field is asked for once: the value is kept with `t` and returned again, and an
+    /// error the host throws (``LuaScriptError``) is raised at the line that read the key. Every
+    /// `make` call gives a new object with columns of its own. `handle` is the host's own (say, an
+    /// index into what it registered for this evaluation): the functions must check it, since a
+    /// script may keep `t` past its use.
     ///
     /// An element's words (``LuaElement``) are given to its object unless it has words in
     /// this field epoch already: a cheaper ``setWords(_:_:)``.
@@ -454,6 +462,32 @@ public final class LuaRuntime {
         var ref: Int32 = 0
         let code = names.withCStrings { pointers, lengths in
             lh_new_sequence(L, elementID, columnID, fieldID, Int32(integerColumns.count), pointers, lengths, name, &ref)
+        }
+        guard code == LH_OK else { throw memoryError("host") }
+        return LuaRef(ref: ref, owner: owner)
+    }
+
+    /// Makes a Lua function `f(t)` for the host's records, such as a rule's findings: called with
+    /// a table (without a metatable), it reads the table's `fields` straight into ``LuaFields`` for
+    /// `record` (raw, in C: the table is not traversed and other keys are ignored, so
+    /// ``LuaFields/strayCount`` is 0), with none of a host function's arguments or results to
+    /// convert. Called with anything else (a string, a table with a metatable, nothing), it runs
+    /// `otherwise` as a host function (whose results are dropped). Either way it returns nothing,
+    /// and an error either throws is raised at the line of the call. At most 16 fields.
+    public func makeRecordFunction(name: String, fields: LuaFieldNames, record: @escaping (LuaFields) throws -> Void,
+                                   otherwise: @escaping LuaHostFunction) throws -> LuaRef {
+        guard fields.count <= Int(LH_MAX_RECORD_FIELDS) else {
+            throw LuaHostError.invalidValue(reason: "a record has at most \(LH_MAX_RECORD_FIELDS) fields")
+        }
+        let recordID = Int64(functions.count)
+        functions.append(.record(fields, record))
+        functionNames.append(name)
+        let otherwiseID = Int64(functions.count)
+        functions.append(.many(otherwise))
+        functionNames.append(name)
+        var ref: Int32 = 0
+        let code = fields.withCStrings { pointers, lengths in
+            lh_new_record_function(L, recordID, otherwiseID, Int32(fields.count), pointers, lengths, &ref)
         }
         guard code == LH_OK else { throw memoryError("host") }
         return LuaRef(ref: ref, owner: owner)
@@ -553,6 +587,15 @@ public final class LuaRuntime {
         }
     }
 
+    /// Keeps the objects of a class the runtime makes referenced until the field epoch ends
+    /// (``invalidateFieldCaches()``), up to 1,024 of them in all such classes: an object Lua let go
+    /// of and is handed again is then the same Lua value with the fields it cached, instead of a
+    /// new one that asks `index` again. For classes with few objects that are read again and
+    /// again (a schedule's shift types), not for those with many.
+    public func keepObjects(of classID: LuaClassID) throws {
+        guard lh_class_keep_objects(rt, classID.rawValue) == LH_OK else { throw memoryError("host") }
+    }
+
     /// A field every object of the class shows, read before its `index` is asked (methods).
     /// Not a table: it would be one table shared by every plugin.
     public func setStatic(_ classID: LuaClassID, _ key: String, _ value: LuaValue) throws {
@@ -594,8 +637,9 @@ public final class LuaRuntime {
                 // A declared field comes with its position (1-based) as a third argument.
                 let key: LuaObjectKey = nargs >= 3 ? .field(Int(args![2].i) - 1) : .other(try a.value(1))
                 try resultTape.encodeTop(try body(try a.object(0), key), owner: owner, maxDepth: configuration.maxTableDepth)
-            case .element, .column:
-                // A sequence's element and column functions are only ever called by C.
+            case .element, .column, .record:
+                // A sequence's element and column functions, and a record function's record, are
+                // only ever called by C.
                 throw LuaScriptError("\(functionNames[Int(fnid)]) cannot be called")
             }
             out.pointee = resultTape.tape
@@ -621,12 +665,27 @@ public final class LuaRuntime {
             guard let element = try body(handle, Int(index)) else { return 0 }
             out.pointee.cls = element.object.classID.rawValue
             out.pointee.id = element.object.id
+            out.pointee.fresh = element.isNew ? 1 : 0
             if let words = element.words {
                 out.pointee.mask = words.mask
                 withUnsafeMutableBytes(of: &out.pointee.words) { raw in
                     withUnsafeBytes(of: words.values) { raw.copyMemory(from: $0) }
                 }
             }
+            return 0
+        } catch {
+            return failure(error, err)
+        }
+    }
+
+    /// A record function's record, called by C (`record_call`).
+    fileprivate func record(_ L: OpaquePointer, _ fnid: Int64, _ fields: UnsafePointer<lh_value>, _ n: Int,
+                            _ err: UnsafeMutablePointer<lh_tape>) -> Int32 {
+        guard case let .record(names, body) = functions[Int(fnid)] else { return 1 }
+        do {
+            let arguments = LuaArguments(runtime: self, L: L, base: nil, count: 0, functionIndex: Int(fnid))
+            try body(LuaFields(arguments: arguments, values: UnsafeMutablePointer(mutating: fields), names: names,
+                               strayCount: 0, strayIndex: 0))
             return 0
         } catch {
             return failure(error, err)
@@ -825,7 +884,7 @@ public final class LuaRuntime {
 
 extension lh_value {
     /// `body` over a string value's bytes (the caller has checked it is one).
-    @inline(__always)
+    @inlinable
     func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         try body(UnsafeBufferPointer(start: UnsafeRawPointer(s)?.assumingMemoryBound(to: UInt8.self), count: len))
     }

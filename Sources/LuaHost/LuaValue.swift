@@ -170,13 +170,21 @@ public enum LuaWordField: Sendable, Hashable {
 /// Up to five 64-bit words given to one host object (``LuaRuntime/setWords(_:_:)``); a word
 /// not set is absent, and a field taken from it is asked of the class's `index`.
 public struct LuaObjectWords: Sendable {
-    public static let count = Int(LH_OBJECT_WORDS)
-    private(set) var mask: UInt32 = 0
-    private(set) var values: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
+    /// An object has this many words (LH_OBJECT_WORDS; the runtime checks they agree).
+    public static let count = 5
+    @usableFromInline var mask: UInt32 = 0
+    @usableFromInline var values: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
 
-    public init() {}
+    @inlinable public init() {}
 
-    public subscript(word: Int) -> Int64? {
+    /// Every word present: word j is the j-th value.
+    @inlinable public init(_ w0: Int64, _ w1: Int64, _ w2: Int64, _ w3: Int64, _ w4: Int64) {
+        mask = 0b11111
+        values = (w0, w1, w2, w3, w4)
+    }
+
+    // Inlinable: a host sets a view's words every time it hands one over.
+    @inlinable public subscript(word: Int) -> Int64? {
         get {
             guard word >= 0, word < Self.count, mask >> UInt32(word) & 1 == 1 else { return nil }
             return withUnsafeBytes(of: values) { $0.load(fromByteOffset: word * 8, as: Int64.self) }
@@ -199,10 +207,15 @@ public struct LuaObjectWords: Sendable {
 public struct LuaElement: Sendable {
     public var object: LuaObject
     public var words: LuaObjectWords?
+    /// The host made the object just now: it was never handed to Lua, so the runtime does not
+    /// look for a live one to reuse. Set it only when that is certain (an object handed over
+    /// twice as fresh is two Lua values, no longer raw-equal).
+    public var isNew: Bool
 
-    public init(_ object: LuaObject, words: LuaObjectWords? = nil) {
+    public init(_ object: LuaObject, words: LuaObjectWords? = nil, isNew: Bool = false) {
         self.object = object
         self.words = words
+        self.isNew = isNew
     }
 }
 

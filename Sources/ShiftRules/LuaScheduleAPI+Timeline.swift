@@ -15,10 +15,20 @@ extension LuaScheduleAPI {
     /// The integer columns, which C makes from a buffer the timeline fills (in this order).
     static let integerColumns = ["starts", "ends", "minutes", "days"]
 
-    /// Registers a person's timeline for this evaluation; returns the handle the driver passes back.
-    func registerTimeline(_ person: PersonID, _ shifts: [TimedShift]) -> Int64 {
-        timelines.append((person, shifts))
-        return generation << 32 | Int64(timelinesDropped + timelines.count - 1)
+    /// A person's shifts handed to a person phase: `personObject` is the id of the person's view.
+    struct Timeline {
+        let person: PersonID
+        let personObject: Int64
+        let shifts: [TimedShift]
+    }
+
+    /// Registers a person's timeline for this evaluation; returns the person's view and the
+    /// handle the driver passes back.
+    func registerTimeline(_ person: PersonID, _ shifts: [TimedShift]) -> (person: LuaValue, handle: Int64) {
+        let view = view(person: person)
+        guard case let .object(object) = view else { preconditionFailure("a view is an object") }
+        timelines.append(Timeline(person: person, personObject: object.id, shifts: shifts))
+        return (view, generation << 32 | Int64(timelinesDropped + timelines.count - 1))
     }
 
     /// Forgets the timelines handed out so far (the person phase does this after each group of
@@ -32,9 +42,7 @@ extension LuaScheduleAPI {
     /// `shifts[i]` is served by C with the shift view and its words, a column by `timelineColumn`.
     func makeTimelineConstructor() throws -> LuaValue {
         let make = try runtime.makeSequenceConstructor(name: "timeline", element: { [unowned self] handle, index in
-            let (person, shifts) = try timeline(handle)
-            guard index >= 1, index <= shifts.count else { return nil }
-            return element(timed: shifts[index - 1], of: person)
+            try timelineElement(handle, index)
         }, integerColumns: Self.integerColumns, column: { [unowned self] handle, column, into in
             let shifts = try timeline(handle).shifts
             guard into.count == shifts.count else { throw LuaScriptError("stale timeline: it is only valid during the call that received it") }
@@ -55,12 +63,26 @@ extension LuaScheduleAPI {
         return .function(make)
     }
 
-    private func timeline(_ handle: Int64) throws -> (person: PersonID, shifts: [TimedShift]) {
+    private func timeline(_ handle: Int64) throws -> Timeline { timelines[try timelineIndex(handle)] }
+
+    /// `shifts[index]` of the timeline `handle` (nil outside 1…n), read where it is.
+    private func timelineElement(_ handle: Int64, _ index: Int) throws -> LuaElement? {
+        let position = try timelineIndex(handle)
+        return timelines.withUnsafeBufferPointer { timelines in
+            let timeline = timelines.baseAddress! + position
+            guard index >= 1, index <= timeline.pointee.shifts.count else { return nil }
+            return element(timed: timeline.pointee.shifts[index - 1], of: timeline.pointee.person,
+                           personObject: timeline.pointee.personObject)
+        }
+    }
+
+    /// Where the timeline of `handle` is in `timelines` (read in place: no copy of its shifts).
+    private func timelineIndex(_ handle: Int64) throws -> Int {
         let index = Int(handle & 0xFFFF_FFFF) - timelinesDropped
         guard handle >> 32 == generation, index >= 0, index < timelines.count else {
             throw LuaScriptError("stale timeline: it is only valid during the call that received it")
         }
-        return timelines[index]
+        return index
     }
 
     private func timelineColumn(_ name: String, _ shifts: [TimedShift]) throws -> LuaValue {

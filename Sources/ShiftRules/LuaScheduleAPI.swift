@@ -68,7 +68,7 @@ final class LuaScheduleAPI {
     // Per-evaluation state.
     @exclusivity(unchecked) private(set) var generation: Int64 = 0
     /// The person timelines handed out in this evaluation (see LuaScheduleAPI+Timeline).
-    @exclusivity(unchecked) var timelines: [(person: PersonID, shifts: [TimedShift])] = []
+    @exclusivity(unchecked) var timelines: [Timeline] = []
     /// Timelines dropped earlier in this evaluation (handles keep counting, so an old one is stale).
     @exclusivity(unchecked) var timelinesDropped = 0
     /// The schedules being evaluated, boxed so that field reads borrow them instead of copying
@@ -96,6 +96,8 @@ final class LuaScheduleAPI {
     /// Shift views by shift and side, and views of people, shift types and locations by id and
     /// side: one view per entity per evaluation, however it was reached.
     @exclusivity(unchecked) private var views = ViewTable()
+    /// The views of the shift types timeline elements had last in this evaluation (`typeObject`).
+    @exclusivity(unchecked) private var recentTypes: [(words: (UInt64, UInt64), object: Int64)] = []
 
     /// Hours worked per person and period during one evaluation: the schedule does not change
     /// while it is evaluated, and a batch (an import, a rotation, `validate`) asks the same
@@ -118,10 +120,7 @@ final class LuaScheduleAPI {
         try registerClasses()
         try registerMethods()
         try registerCalendar()
-        reportFunction = .function(try runtime.makeFunction(name: "report") { [unowned self] args in
-            try self.report(args)
-            return []
-        })
+        reportFunction = try makeReportFunction()
     }
 
     // MARK: Evaluation lifecycle
@@ -148,6 +147,7 @@ final class LuaScheduleAPI {
         if !minutesCache.isEmpty { minutesCache.removeAll(keepingCapacity: true) }
         if !targets.isEmpty { targets.removeAll(keepingCapacity: true) }
         views.removeAll()
+        if !recentTypes.isEmpty { recentTypes.removeAll(keepingCapacity: true) }
         if !timelines.isEmpty { timelines.removeAll(keepingCapacity: true) }
         timelinesDropped = 0
     }
@@ -187,9 +187,29 @@ final class LuaScheduleAPI {
     }
 
     /// The view of a timeline's shift (see `Target.timed`), with its words when it is new: a
-    /// timeline's element (`LuaRuntime.makeSequenceConstructor`).
-    func element(timed shift: TimedShift, of person: PersonID) -> LuaElement {
-        shiftElement(shift.id, .after) { .timed(shift, person) }
+    /// timeline's element (`LuaRuntime.makeSequenceConstructor`). `personObject` is the id of the
+    /// person's view, which the timeline keeps.
+    func element(timed shift: TimedShift, of person: PersonID, personObject: Int64) -> LuaElement {
+        let (words, tag) = (shift.id.words, ViewKind.shift.tag(.after))
+        if let index = views.index(words, tag: tag) { return LuaElement(viewObject(shiftClass, index)) }
+        let index = targets.count
+        targets.append(.timed(shift, person))
+        views.insert(words, tag: tag, index: index)
+        // In the places ShiftWord gives them: start, end, day, type, person.
+        let objectWords = LuaObjectWords(shift.start, shift.end, Int64(shift.date.dayNumber), typeObject(shift.type), personObject)
+        // A new index, so an id never handed to Lua.
+        return LuaElement(viewObject(shiftClass, index), words: objectWords, isNew: true)
+    }
+
+    /// The id of a shift type's view (after side), from a few remembered in this evaluation: the
+    /// shifts a timeline hands over have a handful of types between them.
+    private func typeObject(_ type: ShiftTypeID) -> Int64 {
+        let words = type.words
+        for entry in recentTypes where entry.words == words { return entry.object }
+        let object = objectID(view(type: type, .after))
+        if recentTypes.count == 4 { recentTypes.removeFirst() }
+        recentTypes.append((words, object))
+        return object
     }
 
     /// One view per shift and side in an evaluation, whichever way it was asked for.
@@ -287,6 +307,15 @@ final class LuaScheduleAPI {
     }
 
     /// Id, person and date of a shift view, without reading the shift.
+    /// `shiftSummary` of the view `object` (nil for any other view), read where its target is.
+    func shiftSummary(of object: LuaObject) throws -> (id: ShiftID, person: PersonID?, date: LocalDate)? {
+        switch targets[try targetIndex(object)] {
+        case let .shift(shift, _): (shift.id, shift.personID, shift.date)
+        case let .timed(timed, person): (timed.id, person, timed.date)
+        default: nil
+        }
+    }
+
     func shiftSummary(_ target: Target) -> (id: ShiftID, person: PersonID?, date: LocalDate)? {
         switch target {
         case let .shift(shift, _): (shift.id, shift.personID, shift.date)
@@ -333,13 +362,16 @@ final class LuaScheduleAPI {
     }
 
     /// The entity behind a view, or an error for a stale or foreign object.
-    func target(_ object: LuaObject) throws -> Target {
+    func target(_ object: LuaObject) throws -> Target { targets[try targetIndex(object)] }
+
+    /// Where the target of a view is in `targets`, or an error for a stale or foreign object.
+    private func targetIndex(_ object: LuaObject) throws -> Int {
         guard object.id >> 32 == generation, object.classID != scheduleClass else {
             throw LuaScriptError("stale view: schedule views are only valid during the check that received them")
         }
         let index = Int(object.id & 0xFFFF_FFFF)
         guard index < targets.count else { throw LuaScriptError("stale view") }
-        return targets[index]
+        return index
     }
 
     func side(ofSchedule object: LuaObject) throws -> Side {
@@ -462,6 +494,12 @@ final class LuaScheduleAPI {
             case .is_before: return .boolean(side == .before)
             }
         }
+        // A schedule has few shift types and locations, read for every shift that names them: kept
+        // for the evaluation, their views keep the fields they read (`s.type.symbol` asks Swift
+        // once, not once per view Lua let go of).
+        try runtime.keepObjects(of: typeClass)
+        try runtime.keepObjects(of: locationClass)
+        try runtime.keepObjects(of: scheduleClass)
     }
 
     /// `entity:attribute(name)` on a shift, person, shift type or location view: the one value
@@ -604,6 +642,19 @@ final class LuaScheduleAPI {
     /// The fields `report{…}` reads, in the order `report` takes them.
     private static let reportFields = LuaFieldNames(["message", "severity", "penalty", "shift", "person", "date", "related"])
 
+    /// `report`: a record function (`LuaRuntime.makeRecordFunction`), so that `report{…}` with a
+    /// plain table, the one call a whole-schedule check makes per finding, has its fields read in
+    /// C and handed over without a host call's arguments; a message alone, or a table with a
+    /// metatable, comes through `report(_:)`.
+    func makeReportFunction() throws -> LuaValue {
+        .function(try runtime.makeRecordFunction(name: "report", fields: Self.reportFields, record: { [unowned self] fields in
+            try report(fields)
+        }, otherwise: { [unowned self] args in
+            try report(args)
+            return []
+        }))
+    }
+
     private func report(_ args: LuaArguments) throws {
         guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
         guard args.isTable(0) else {
@@ -613,59 +664,53 @@ final class LuaScheduleAPI {
             try sink(Report(message: message, related: []))
             return
         }
-        // The fields are read where they are, in one pass in C (no copy of the table; a report
-        // is the one call a whole-schedule check makes per finding). Other keys are ignored.
-        var message: String?
+        try args.withFields(0, Self.reportFields) { try report($0) }
+    }
+
+    /// `report{…}`'s fields (other keys are ignored).
+    private func report(_ table: LuaFields) throws {
+        guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
+        // The usual message, one line of ASCII, is checked once here and made a string as it is.
         var isOneLine = false
-        var fields: (severity: LuaValue, penalty: LuaValue, shift: LuaValue, person: LuaValue, date: LuaValue, related: LuaValue) =
-            (.nil, .nil, .nil, .nil, .nil, .nil)
-        try args.withFields(0, Self.reportFields) { table in
-            // The usual message, one line of ASCII, is checked once here and made a string as it is.
-            message = table.withBytes(0) { bytes in
-                isOneLine = EngineState.isOneLine(bytes)
-                return isOneLine ? String(decoding: bytes, as: UTF8.self) : nil
-            } ?? nil
-            if message == nil { message = try table.value(0).stringValue }
-            fields = (try table.value(1), try table.value(2), try table.value(3), try table.value(4), try table.value(5), try table.value(6))
-        }
+        var message = table.withBytes(0) { bytes in
+            isOneLine = EngineState.isOneLine(bytes)
+            return isOneLine ? String(decoding: bytes, as: UTF8.self) : nil
+        } ?? nil
+        if message == nil { message = try table.value(0).stringValue }
         guard let message else { throw LuaScriptError("report: 'message' is required (a string)") }
         var result = Report(message: message, related: [], isOneLine: isOneLine)
-        switch fields.severity {
-        case .nil: break
-        case let .string(text):
+        if !table.isNil(1) {
+            guard case let .string(text) = try table.value(1) else { throw LuaScriptError("report: severity must be a string") }
             guard let level = Violation.Severity(rawValue: text) else {
                 throw LuaScriptError("report: severity must be \"error\", \"warning\" or \"penalty\", not \"\(text)\"")
             }
             result.severity = level
-        default: throw LuaScriptError("report: severity must be a string")
         }
-        switch fields.penalty {
-        case .nil: break
-        case let value:
-            guard let amount = value.numberValue, amount.isFinite else { throw LuaScriptError("report: penalty must be a number") }
+        if !table.isNil(2) {
+            guard let amount = table.number(2), amount.isFinite else { throw LuaScriptError("report: penalty must be a number") }
             result.penalty = amount
         }
-        if case let .object(object) = fields.shift, let shift = shiftSummary(try target(object)) {
+        if let object = table.object(3), let shift = try shiftSummary(of: object) {
             result.shiftID = shift.id
             result.personID = shift.person
             result.date = shift.date
-        } else if !fields.shift.isNil {
+        } else if !table.isNil(3) {
             throw LuaScriptError("report: 'shift' must be a shift view")
         }
-        if !fields.person.isNil { result.personID = try personID(fields.person, "report: person") }
-        if !fields.date.isNil { result.date = try date(fields.date, "report: date") }
-        switch fields.related {
-        case .nil: break
-        case let .object(object):
-            if let shift = shiftSummary(try target(object)) { result.related = [shift.id] }
-        case let .table(list):
+        if !table.isNil(4) { result.personID = try personID(try table.value(4), "report: person") }
+        if !table.isNil(5) { result.date = try date(try table.value(5), "report: date") }
+        if let object = table.object(6) {
+            if let shift = try shiftSummary(of: object) { result.related = [shift.id] }
+        } else if !table.isNil(6) {
+            guard case let .table(list) = try table.value(6) else {
+                throw LuaScriptError("report: 'related' must be a shift view or a list of them")
+            }
             for item in list.array {
                 guard case let .object(object) = item, let shift = shiftSummary(try target(object)) else {
                     throw LuaScriptError("report: 'related' must be a shift view or a list of them")
                 }
                 result.related.append(shift.id)
             }
-        default: throw LuaScriptError("report: 'related' must be a shift view or a list of them")
         }
         try sink(result)
     }

@@ -30,7 +30,7 @@ enum Prelude {
     end
     -- people: a flat list (person view, timeline handle, shift count, …); make(handle, n) is the
     -- host's timeline (LuaScheduleAPI+Timeline): shifts[i] a view made on demand, a column made
-    -- on its first read and kept in the rule's own table.
+    -- on its first read and kept with that rule's timeline.
     local function each_person(fn, people, schedule, report, params, make)
       for i = 1, #people, 3 do
         fn(people[i], make(people[i + 1], people[i + 2]), schedule, report, params)

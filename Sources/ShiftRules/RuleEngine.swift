@@ -312,7 +312,9 @@ final class EngineState {
     /// its info would retain and release each of its strings on every call).
     @exclusivity(unchecked) private var currentRule: LoadedRule?
     /// Receives `report{…}` for the rule running now (made once, not per call).
-    private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in
+    private lazy var reportCollector: (LuaScheduleAPI.Report) throws -> Void = { [unowned self] report in try collect(report) }
+
+    private func collect(_ report: LuaScheduleAPI.Report) throws {
         guard let running = currentRule ?? markedRule else { throw LuaScriptError("report can only be called while a rule runs") }
         let rule = running.info
         // Reports live in Swift memory, outside the Lua state's cap: a rule reporting in a loop
@@ -806,8 +808,9 @@ final class EngineState {
             list.reserveCapacity(group.people.count * 3)
             for person in group.people {
                 let shifts = schedule.timeline(of: person)
-                list.append(api.view(person: person))
-                list.append(.integer(api.registerTimeline(person, shifts)))
+                let (view, handle) = api.registerTimeline(person, shifts)
+                list.append(view)
+                list.append(.integer(handle))
                 list.append(.integer(Int64(shifts.count)))
             }
             let people = phased.count > 1 ? try changeList(.table(LuaTable(array: list))) : .table(LuaTable(array: list))

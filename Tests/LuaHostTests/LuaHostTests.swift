@@ -518,23 +518,25 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
             local a, b = t[1], t[1]
             local total = t.total
             return t.n, #t, a == b, rawequal(a, b), a.n, a.day, t[2].day, t[3].n, t[3].name, t[4], t[0], t[1.5], t[2.0].n,
-              total[1], rawequal(total, t.total), rawget(t, "total") == total, getmetatable(t)
+              total[1], rawequal(total, t.total), type(t), getmetatable(t)
             """)
         #expect(out == [3, 3, true, true, 10, "2026-01-02", "2026-01-03", "index 0 of 72", "index 2 of 72", .nil, .nil, .nil, 20,
-                        7, true, true, "items"])
+                        7, true, "userdata", "items"])
         // Elements are asked for each read (the object is interned; its words came with it), the
         // other key once; out-of-range numbers never reach the host.
         #expect(calls.counts == ["element 7 1": 2, "element 7 2": 2, "element 7 3": 2, "field 7 total": 1,
                                  "field 0 of 72": 1, "field 2 of 72": 1])
-        // The host's errors are raised at the line that read the key; the table is the rule's own.
+        // The host's errors are raised at the line that read the key; a sequence is read-only.
         for (body, message) in [("local t = items(8, 1)\nreturn t[1]", "rules/test.lua:3: stale items"),
                                 ("local t = items(7, 1)\nreturn t.other", "rules/test.lua:3: no field 'other'"),
-                                ("local t = items(7, 1)\nsetmetatable(t, nil)", "cannot change a protected metatable"),
+                                ("local t = items(7, 1)\nsetmetatable(t, nil)", "table expected"),
+                                ("local t = items(7, 1)\nt.n = 5", "rules/test.lua:3: attempt to modify read-only items"),
+                                ("local t = items(7, 1)\nt[1] = 5", "rules/test.lua:3: attempt to modify read-only items"),
+                                ("local t = items(7, 1)\nrawset(t, 'n', 5)", "table expected"),
                                 ("return items(7, -1)", "a sequence's length cannot be negative"),
                                 ("return items('x', 1)", "number expected")] {
             expectHostError({ _ = try eval(rt, body) }) { $0.description.contains(message) }
         }
-        #expect(try eval(rt, "local t = items(7, 2) t.n = 5 t.extra = 1 return t.n, t.extra, #t") == [5, 1, 2])
 
         // Integer columns: plain arrays of n integers the host writes in one call, kept in the table.
         let before = calls.counts
@@ -549,6 +551,8 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         #expect(calls.counts["column 7 0"] == 2 && calls.counts["column 7 1"] == 4)
         #expect(calls.counts.filter { $0.key.hasPrefix("field") } == before.filter { $0.key.hasPrefix("field") })
         expectHostError({ _ = try eval(rt, "local t = items(9, 2)\nreturn t.ids") }) { $0.description.contains("rules/test.lua:3: stale items") }
+        // Each sequence made is its own, with its own fields and columns.
+        #expect(try eval(rt, "local t, u = items(7, 2), items(7, 2) return rawequal(t, u), rawequal(t.total, u.total), rawequal(t.ids, u.ids), #u") == [false, false, false, 2])
     }
 
     @Test func staticFieldsAreReadBeforeTheIndex() throws {

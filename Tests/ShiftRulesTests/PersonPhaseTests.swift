@@ -66,11 +66,21 @@ import ShiftCore
 
     @Test func writingIntoItsColumnsChangesNothingAnotherRuleSees() throws {
         let folder = try RuleFolder([
-            "a.lua": #"return rule { id = "a", summary = "s", validate_person = function(p, shifts) shifts.starts[1] = 0; rawset(shifts, "n", 0) end }"#,
+            "a.lua": #"return rule { id = "a", summary = "s", validate_person = function(p, shifts) shifts.starts[1] = 0; assert(not pcall(function() shifts.n = 0 end)) end }"#,
             "b.lua": #"return rule { id = "b", summary = "s", validate_person = function(p, shifts, schedule, report) report(p.name .. " " .. shifts.n .. " " .. shifts.starts[1]) end }"#,
         ])
         let violations = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })).validate(try schedule())
         #expect(violations.map(\.message) == ["Bob 3 \(1_772_409_600 + 19 * 3600)", "Carol 1 \(1_772_409_600 + 31 * 3600)"])
+    }
+
+    /// A timeline is read-only, like a view: assigning to it is an error naming it.
+    @Test func aTimelineIsReadOnly() throws {
+        for body in ["shifts.n = 0", "shifts[1] = shifts[2]", "shifts.mine = {}"] {
+            let rule = #"return rule { id = "x", summary = "s", validate_person = function(p, shifts)"# + "\n" + body + "\nend }"
+            #expect { try validate(rule, try schedule()) } throws: { error in
+                "\(error)".contains("x.lua:2:") && "\(error)".contains("attempt to modify read-only timeline")
+            }
+        }
     }
 
     @Test func anUnknownColumnOrAKeptTimelineIsAClearError() throws {

@@ -61,14 +61,16 @@ typedef int (*lh_host_callback)(void *ctx, lua_State *L, int64_t fnid,
 
 /* A host sequence's element (lh_new_sequence): element `index` (1-based) of the sequence
  * `handle` is the host object (cls, id), given the words of `mask` (lh_set_words) when it has
- * none yet in this field epoch, or nothing when cls is 0. Must not call any raising Lua API.
- * Returns 0, or 1 with *err holding one LH_STRING value: the error message. */
+ * none yet in this field epoch, or nothing when cls is 0; `fresh` when the host made the object
+ * just now (it was never pushed: no interned one to look for). Must not call any raising Lua
+ * API. Returns 0, or 1 with *err holding one LH_STRING value: the error message. */
 #define LH_OBJECT_WORDS 5
 typedef struct lh_element {
     int32_t cls;
     uint32_t mask;
     int64_t id;
     int64_t words[LH_OBJECT_WORDS];
+    int32_t fresh;
 } lh_element;
 typedef int (*lh_element_callback)(void *ctx, int64_t fnid, int64_t handle, int64_t index,
                                    lh_element *out, lh_tape *err);
@@ -79,6 +81,14 @@ typedef int (*lh_element_callback)(void *ctx, int64_t fnid, int64_t handle, int6
  * error message. */
 typedef int (*lh_column_callback)(void *ctx, int64_t fnid, int64_t handle, int32_t column,
                                   int64_t *out, int64_t n, lh_tape *err);
+
+/* A record function's record (lh_new_record_function): `fields[k]` describes the value under the
+ * function's k-th name in the table it was called with (LH_NIL when absent), as lh_describe
+ * would; tables among them stay on the stack of L during the call. Must not call any raising Lua
+ * API. Returns 0, or 1 with *err holding one LH_STRING value: the error message (raised by C at
+ * the line of the call). */
+typedef int (*lh_record_callback)(void *ctx, lua_State *L, int64_t fnid, const lh_value *fields, int32_t n,
+                                  lh_tape *err);
 
 /* print() handler: chunk (source without '@') and the message, both not
  * NUL-terminated. */
@@ -98,6 +108,7 @@ typedef struct lh_config {
     lh_print_callback print_cb;
     lh_element_callback element_cb; /* for sequences (lh_new_sequence); may be NULL */
     lh_column_callback column_cb;   /* for sequences' integer columns; may be NULL */
+    lh_record_callback record_cb;   /* for record functions (lh_new_record_function); may be NULL */
 } lh_config;
 
 /* ---- status codes -------------------------------------------------------- */
@@ -179,6 +190,15 @@ int lh_new_function(lua_State *L, int64_t fnid, const char *name, int *ref);
  * the key. #t is n. *ref receives the constructor. */
 int lh_new_sequence(lua_State *L, int64_t element_fnid, int64_t column_fnid, int64_t field_fnid,
                     int ncolumns, const char *const *columns, const size_t *lens, const char *name, int *ref);
+/* Makes a record function: called with a table that has no metatable, it reads the table's
+ * fields under the `nfields` names (at most LH_MAX_RECORD_FIELDS; raw, no metamethods, other
+ * keys ignored) straight into a description of each and hands them to the host's record callback
+ * for (record_fnid): no arguments described, no host call's results. Called with anything else
+ * (a string, a table with a metatable), it is host function `fallback_fnid`. It returns nothing
+ * either way. *ref receives it. */
+#define LH_MAX_RECORD_FIELDS 16
+int lh_new_record_function(lua_State *L, int64_t record_fnid, int64_t fallback_fnid, int nfields,
+                           const char *const *names, const size_t *lens, int *ref);
 /* A function for host drivers that run several checks in one call: mark(n) before check n
  * records it (lh_mark) and renews the budget and time limit for it. Never hand it to a plugin. */
 int lh_new_marker(lua_State *L, int *ref);
@@ -210,6 +230,12 @@ int lh_class_set_word_fields(lh_runtime *rt, int32_t classid, int nfields, const
  * until the object is pushed (or, if it exists, one of its fields is read) and takes them out of
  * it: set them just before handing the object over. No Lua call: safe anywhere. */
 void lh_set_words(lh_runtime *rt, int32_t classid, int64_t id, uint32_t mask, const int64_t *words);
+/* The runtime keeps the objects of the class it makes (up to LH_KEPT_MAX of all such classes in
+ * a field epoch) referenced until the field epoch ends (lh_invalidate_fields), so they keep the
+ * fields they cached when Lua lets go of them: for classes with few objects that are read again
+ * and again (a schedule's shift types). No Lua call: safe anywhere. */
+#define LH_KEPT_MAX 1024
+int lh_class_keep_objects(lh_runtime *rt, int32_t classid);
 /* Sets a static field of a class (top tape value): every object of the class shows it. */
 int lh_class_set_static(lua_State *L, int32_t classid, const char *key, size_t keylen, const lh_tape *value);
 /* Forgets every host object's cached fields (they are asked of the host again). */

@@ -31,7 +31,8 @@ public struct Violation: Codable, Hashable, Sendable, CustomStringConvertible {
     /// Where the rule that reported it lives (`rules/no_double_booking.lua:14`).
     public var source: String?
 
-    public init(
+    // Inlinable: a whole-schedule check makes one per finding, tens of thousands in a run.
+    @inlinable public init(
         ruleID: String, severity: Severity, message: String, penalty: Double? = nil, shiftID: ShiftID? = nil,
         personID: PersonID? = nil, date: LocalDate? = nil, relatedShiftIDs: [ShiftID] = [], source: String? = nil
     ) {
