@@ -11,14 +11,15 @@
 
 typedef struct lh_watch lh_watch;
 
-/* Small blocks (up to LH_POOL_MAX bytes, in classes LH_POOL_STEP bytes apart) come from slabs
- * the runtime keeps: a free list per class, and the current slab's unused tail (luahost_shim.c,
- * lh_alloc). A Lua state makes and drops small objects by the ten thousand (views, tables,
- * strings); malloc and free cost several times as much as taking a block off a list. */
-#define LH_POOL_STEP 16
-#define LH_POOL_MAX 512
-#define LH_POOL_CLASSES (LH_POOL_MAX / LH_POOL_STEP)
-#define LH_SLAB_SIZE (64 * 1024)
+/* Blocks up to LH_POOL_MAX bytes come from slabs the runtime keeps, in size classes: 16 bytes
+ * apart up to 512 bytes, 256 apart above (luahost_shim.c, lh_alloc). Each class has a free list;
+ * new blocks are cut from the current slab's unused tail. A Lua state makes and drops small
+ * objects by the ten thousand (views, tables, strings, a person's columns), and malloc and free
+ * cost several times as much as taking a block off a list. */
+#define LH_POOL_SMALL 512
+#define LH_POOL_MAX 8192
+#define LH_POOL_CLASSES (LH_POOL_SMALL / 16 + (LH_POOL_MAX - LH_POOL_SMALL) / 256)
+#define LH_SLAB_SIZE (256 * 1024)
 struct lh_pool {
     void *free[LH_POOL_CLASSES];
     char *bump, *bump_end;

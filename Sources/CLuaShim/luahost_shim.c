@@ -79,30 +79,40 @@ static void lh_hook(lua_State *L, lua_Debug *ar);
 #define LH_POOLED 1
 #endif
 
-/* A block of `size` bytes: from the pool when it is small, else from malloc. */
+/* The size class of a block of `size` bytes (1 to LH_POOL_MAX), and the bytes its blocks have. */
+static inline size_t pool_class(size_t size) {
+    return size <= LH_POOL_SMALL ? (size - 1) / 16 : LH_POOL_SMALL / 16 + (size - LH_POOL_SMALL - 1) / 256;
+}
+
+static inline size_t class_bytes(size_t c) {
+    return c < LH_POOL_SMALL / 16 ? (c + 1) * 16 : LH_POOL_SMALL + (c + 1 - LH_POOL_SMALL / 16) * 256;
+}
+
+/* A block of `size` bytes: from the pool when it is small enough, else from malloc. */
 static void *block_new(struct lh_pool *pool, size_t size) {
     if (!LH_POOLED || size > LH_POOL_MAX) return malloc(size);
-    size_t c = (size - 1) / LH_POOL_STEP;
+    size_t c = pool_class(size);
     void *block = pool->free[c];
     if (block != NULL) {
         pool->free[c] = *(void **)block;
         return block;
     }
-    size_t bytes = (c + 1) * LH_POOL_STEP;
+    size_t bytes = class_bytes(c);
     if ((size_t)(pool->bump_end - pool->bump) < bytes) {
-        /* A new slab; what was left of the last one goes to the free lists. */
-        while (pool->bump_end - pool->bump >= LH_POOL_STEP) {
+        /* A new slab; what was left of the last one goes to the free lists, biggest class first. */
+        while (pool->bump_end - pool->bump >= 16) {
             size_t left = (size_t)(pool->bump_end - pool->bump);
-            size_t k = (left > LH_POOL_MAX ? LH_POOL_MAX : left) / LH_POOL_STEP - 1;
+            size_t k = pool_class(left > LH_POOL_MAX ? LH_POOL_MAX : left);
+            if (class_bytes(k) > left) k--;
             *(void **)pool->bump = pool->free[k];
             pool->free[k] = pool->bump;
-            pool->bump += (k + 1) * LH_POOL_STEP;
+            pool->bump += class_bytes(k);
         }
         char *slab = (char *)malloc(LH_SLAB_SIZE);
         if (slab == NULL) return NULL;
         *(void **)slab = pool->slabs;
         pool->slabs = slab;
-        pool->bump = slab + LH_POOL_STEP; /* the first 16 bytes hold the link, and keep alignment */
+        pool->bump = slab + 16; /* the first 16 bytes hold the link, and keep alignment */
         pool->bump_end = slab + LH_SLAB_SIZE;
     }
     block = pool->bump;
@@ -112,7 +122,7 @@ static void *block_new(struct lh_pool *pool, size_t size) {
 
 static void block_free(struct lh_pool *pool, void *block, size_t size) {
     if (!LH_POOLED || size > LH_POOL_MAX) { free(block); return; }
-    size_t c = (size - 1) / LH_POOL_STEP;
+    size_t c = pool_class(size);
     *(void **)block = pool->free[c];
     pool->free[c] = block;
 }
@@ -164,7 +174,7 @@ static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         np = block_new(&rt->pool, nsize);
     } else if (LH_POOLED && (old <= LH_POOL_MAX || nsize <= LH_POOL_MAX)) {
         /* A pooled block (before or after): the same class needs nothing, else copy across. */
-        if (old <= LH_POOL_MAX && nsize <= LH_POOL_MAX && (old - 1) / LH_POOL_STEP == (nsize - 1) / LH_POOL_STEP) {
+        if (old <= LH_POOL_MAX && nsize <= LH_POOL_MAX && pool_class(old) == pool_class(nsize)) {
             np = ptr;
         } else {
             np = block_new(&rt->pool, nsize);

@@ -191,12 +191,14 @@ final class LuaScheduleAPI {
     /// person's view, which the timeline keeps.
     func element(timed shift: TimedShift, of person: PersonID, personObject: Int64) -> LuaElement {
         let (words, tag) = (shift.id.words, ViewKind.shift.tag(.after))
-        if let index = views.index(words, tag: tag) { return LuaElement(viewObject(shiftClass, index)) }
+        // In the places ShiftWord gives them: start, end, day, type, person. A view made before
+        // gets them too: if Lua let go of it, it is made again, and with them its fields are
+        // still served in C.
+        let objectWords = LuaObjectWords(shift.start, shift.end, Int64(shift.date.dayNumber), typeObject(shift.type), personObject)
+        if let index = views.index(words, tag: tag) { return LuaElement(viewObject(shiftClass, index), words: objectWords) }
         let index = targets.count
         targets.append(.timed(shift, person))
         views.insert(words, tag: tag, index: index)
-        // In the places ShiftWord gives them: start, end, day, type, person.
-        let objectWords = LuaObjectWords(shift.start, shift.end, Int64(shift.date.dayNumber), typeObject(shift.type), personObject)
         // A new index, so an id never handed to Lua.
         return LuaElement(viewObject(shiftClass, index), words: objectWords, isNew: true)
     }
