@@ -67,16 +67,22 @@ static double lh_now(void) {
 
 static void lh_hook(lua_State *L, lua_Debug *ar);
 
-/* The pool is off under AddressSanitizer, which must see every block to check its use. */
+/* Under AddressSanitizer a free block, and a block's bytes past the size asked for, are poisoned:
+ * a use after free or an overflow of a pooled block is reported as it would be for malloc's. */
 #if defined(__SANITIZE_ADDRESS__)
-#define LH_POOLED 0
+#define LH_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define LH_POOLED 0
+#define LH_ASAN 1
 #endif
 #endif
-#ifndef LH_POOLED
-#define LH_POOLED 1
+#ifdef LH_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
 /* The size class of a block of `size` bytes (1 to LH_POOL_MAX), and the bytes its blocks have. */
@@ -88,13 +94,24 @@ static inline size_t class_bytes(size_t c) {
     return c < LH_POOL_SMALL / 16 ? (c + 1) * 16 : LH_POOL_SMALL + (c + 1 - LH_POOL_SMALL / 16) * 256;
 }
 
+/* Puts a block of class c on its free list (poisoned but for the link, which is read when the
+ * block is taken off again). */
+static inline void push_free(struct lh_pool *pool, void *block, size_t c) {
+    UNPOISON(block, sizeof(void *));
+    *(void **)block = pool->free[c];
+    pool->free[c] = block;
+    POISON((char *)block + sizeof(void *), class_bytes(c) - sizeof(void *));
+}
+
 /* A block of `size` bytes: from the pool when it is small enough, else from malloc. */
 static void *block_new(struct lh_pool *pool, size_t size) {
-    if (!LH_POOLED || size > LH_POOL_MAX) return malloc(size);
+    if (size > LH_POOL_MAX) return malloc(size);
     size_t c = pool_class(size);
     void *block = pool->free[c];
     if (block != NULL) {
         pool->free[c] = *(void **)block;
+        POISON(block, class_bytes(c));
+        UNPOISON(block, size);
         return block;
     }
     size_t bytes = class_bytes(c);
@@ -104,9 +121,9 @@ static void *block_new(struct lh_pool *pool, size_t size) {
             size_t left = (size_t)(pool->bump_end - pool->bump);
             size_t k = pool_class(left > LH_POOL_MAX ? LH_POOL_MAX : left);
             if (class_bytes(k) > left) k--;
-            *(void **)pool->bump = pool->free[k];
-            pool->free[k] = pool->bump;
+            char *piece = pool->bump;
             pool->bump += class_bytes(k);
+            push_free(pool, piece, k);
         }
         char *slab = (char *)malloc(LH_SLAB_SIZE);
         if (slab == NULL) return NULL;
@@ -114,23 +131,24 @@ static void *block_new(struct lh_pool *pool, size_t size) {
         pool->slabs = slab;
         pool->bump = slab + 16; /* the first 16 bytes hold the link, and keep alignment */
         pool->bump_end = slab + LH_SLAB_SIZE;
+        POISON(pool->bump, (size_t)(pool->bump_end - pool->bump));
     }
     block = pool->bump;
     pool->bump += bytes;
+    UNPOISON(block, size);
     return block;
 }
 
 static void block_free(struct lh_pool *pool, void *block, size_t size) {
-    if (!LH_POOLED || size > LH_POOL_MAX) { free(block); return; }
-    size_t c = pool_class(size);
-    *(void **)block = pool->free[c];
-    pool->free[c] = block;
+    if (size > LH_POOL_MAX) { free(block); return; }
+    push_free(pool, block, pool_class(size));
 }
 
 /* Frees the slabs (after lua_close has given every block back). */
 static void pool_release(struct lh_pool *pool) {
     for (void *slab = pool->slabs; slab != NULL;) {
         void *next = *(void **)slab;
+        UNPOISON(slab, LH_SLAB_SIZE);
         free(slab);
         slab = next;
     }
@@ -172,10 +190,13 @@ static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     void *np;
     if (ptr == NULL) {
         np = block_new(&rt->pool, nsize);
-    } else if (LH_POOLED && (old <= LH_POOL_MAX || nsize <= LH_POOL_MAX)) {
+    } else if (old <= LH_POOL_MAX || nsize <= LH_POOL_MAX) {
         /* A pooled block (before or after): the same class needs nothing, else copy across. */
         if (old <= LH_POOL_MAX && nsize <= LH_POOL_MAX && pool_class(old) == pool_class(nsize)) {
             np = ptr;
+            /* the same block: its bytes past the new size are out of bounds now */
+            POISON((char *)ptr, class_bytes(pool_class(old)));
+            UNPOISON(ptr, nsize);
         } else {
             np = block_new(&rt->pool, nsize);
             if (np == NULL) return NULL;

@@ -555,6 +555,85 @@ func expectHostError(_ body: () throws -> Void, _ check: (LuaHostError) -> Bool,
         #expect(try eval(rt, "local t, u = items(7, 2), items(7, 2) return rawequal(t, u), rawequal(t.total, u.total), rawequal(t.ids, u.ids), #u") == [false, false, false, 2])
     }
 
+    /// A record function reads a plain table's named fields in C, one raw lookup each (other keys
+    /// are ignored, metamethods are not run), and hands anything else to the host function.
+    @Test func recordFunctionsReadPlainTablesAndFallBackForTheRest() throws {
+        let rt = try LuaRuntime()
+        let cls = try rt.registerClass(name: "Thing") { _, _ in .nil }
+        let names = LuaFieldNames(["message", "count", "thing", "list"])
+        let seen = Counter()
+        var records: [String] = []
+        let record = try rt.makeRecordFunction(name: "record", fields: names, record: { fields in
+            if fields.withBytes(0, { String(decoding: $0, as: UTF8.self) }) == "fail" { throw LuaScriptError("record: no") }
+            let list = try fields.value(3)
+            records.append([
+                fields.withBytes(0) { String(decoding: $0, as: UTF8.self) } ?? "-",
+                fields.number(1).map { "\($0)" } ?? "-",
+                fields.object(2).map { "#\($0.id)" } ?? "-",
+                list.isNil ? "-" : "list \(list.tableValue?.array.count ?? -1)",
+                "\(fields.strayCount)",
+            ].joined(separator: " "))
+        }, otherwise: { args in
+            seen.add("otherwise \(args.typeName(0))")
+            return [.integer(99)]
+        })
+        try rt.setGlobal("record", .function(record))
+        let thing = LuaValue.object(LuaObject(classID: cls, id: 7))
+        let out = try eval(rt, """
+            local thing = ...
+            local a = record{ message = "hi", count = 2, thing = thing, list = { 1, 2, 3 }, other = true, [1] = "x" }
+            record{ count = 2.5 }
+            record(setmetatable({ message = "meta" }, { __index = function() error("never") end }))
+            local b = record("plain")
+            record{ message = setmetatable({}, { __index = function() error("never") end }) }
+            return a, b
+            """, [thing])
+        // It returns nothing, whichever way it went.
+        #expect(out == [.nil, .nil])
+        #expect(records == ["hi 2.0 #7 list 3 0", "- 2.5 - - 0", "- - - - 0"])
+        #expect(seen.counts == ["otherwise table": 1, "otherwise string": 1])
+        // An error the record throws is raised at the line of the call, catchable by pcall.
+        expectHostError({ _ = try eval(rt, "local x = 1\nrecord{ message = 'fail' }") }) {
+            if case let .runtime(chunk, line, text, _) = $0 { return chunk == "rules/test.lua" && line == 3 && text == "record: no" }
+            return false
+        }
+        #expect(try eval(rt, "return pcall(record, { message = 'fail' })").first == false)
+    }
+
+    /// Objects of a kept class outlive Lua's hold on them until the field epoch ends, keeping what
+    /// their fields read: a shift type read for every shift asks the host once. (An object of
+    /// another class that Lua let go of is collected, and made again, asks again: the control.)
+    @Test func keptObjectsKeepTheirFieldsUntilTheEpochEnds() throws {
+        let rt = try LuaRuntime()
+        let calls = Counter()
+        let kept = try rt.registerClass(name: "Kept", fields: ["name"]) { obj, _ in
+            calls.add("kept")
+            return .string("k\(obj.id)")
+        }
+        let plain = try rt.registerClass(name: "Plain", fields: ["name"]) { obj, _ in
+            calls.add("plain")
+            return .string("p\(obj.id)")
+        }
+        try rt.keepObjects(of: kept)
+        try rt.registerFunction(name: "get") { args in
+            [.object(LuaObject(classID: try args.string(0) == "kept" ? kept : plain, id: 1))]
+        }
+        let read = """
+            local which = ...
+            local first = get(which).name
+            -- garbage enough for several collections, while nothing holds the object
+            for i = 1, 4000 do local t = { i, tostring(i), {} } end
+            return first, get(which).name
+            """
+        #expect(try eval(rt, read, [.string("kept")]) == ["k1", "k1"])
+        #expect(try eval(rt, read, [.string("plain")]) == ["p1", "p1"])
+        #expect(calls.counts == ["kept": 1, "plain": 2])
+        // A new field epoch: the kept object asks again.
+        rt.invalidateFieldCaches()
+        #expect(try eval(rt, read, [.string("kept")]) == ["k1", "k1"])
+        #expect(calls.counts["kept"] == 2)
+    }
+
     @Test func staticFieldsAreReadBeforeTheIndex() throws {
         let rt = try LuaRuntime()
         let calls = Counter()
