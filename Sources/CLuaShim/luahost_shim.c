@@ -378,13 +378,13 @@ void lh_describe(lua_State *L, int idx, lh_value *v) {
     }
 }
 
+static void keep_object(lua_State *L, lh_runtime *rt);
+
 /* Objects are interned: while Lua holds the userdata of (class, id), pushing that object again
  * pushes the same userdata, so two reads of one entity are raw-equal and share the fields one
  * of them cached. Per class, a table id -> userdata with weak values (interned_ref[class]).
  * `fresh`: the host says the object was never pushed before, so there is none to look for (and
  * no words waiting for it). */
-static void keep_object(lua_State *L, lh_runtime *rt);
-
 static void push_object_as(lua_State *L, int32_t cls, int64_t id, int fresh) {
     lh_runtime *rt = LH_RT(L);
     luaL_checkstack(L, 6, NULL);

@@ -186,8 +186,7 @@ final class LuaScheduleAPI {
         shiftView(shift.id, side) { .shift(shift, side) }
     }
 
-    /// The view of a timeline's shift (see `Target.timed`), with its words when it is new: a
-    /// timeline's element (`LuaRuntime.makeSequenceConstructor`). `personObject` is the id of the
+    /// The view of a timeline's shift (see `Target.timed`), with its words: a timeline's element (`LuaRuntime.makeSequenceConstructor`). `personObject` is the id of the
     /// person's view, which the timeline keeps.
     func element(timed shift: TimedShift, of person: PersonID, personObject: Int64) -> LuaElement {
         let (words, tag) = (shift.id.words, ViewKind.shift.tag(.after))
@@ -214,23 +213,19 @@ final class LuaScheduleAPI {
         return object
     }
 
-    /// One view per shift and side in an evaluation, whichever way it was asked for.
+    /// One view per shift and side in an evaluation, whichever way it was asked for. A view made
+    /// now gets its words (one made before has them, or had them: an object Lua let go of is made
+    /// again without, and its fields ask Swift).
     private func shiftView(_ id: ShiftID, _ side: Side, _ make: () -> Target) -> LuaValue {
-        let element = shiftElement(id, side, make)
-        if let words = element.words { runtime.setWords(element.object, words) }
-        return .object(element.object)
-    }
-
-    /// The view of a shift, and its words if it is made now (a view made before has them, or
-    /// had them: an object Lua let go of is made again without, and its fields ask Swift).
-    private func shiftElement(_ id: ShiftID, _ side: Side, _ make: () -> Target) -> LuaElement {
         let (words, tag) = (id.words, ViewKind.shift.tag(side))
-        if let index = views.index(words, tag: tag) { return LuaElement(viewObject(shiftClass, index)) }
+        if let index = views.index(words, tag: tag) { return object(shiftClass, index) }
         let index = targets.count
         let target = make()
         targets.append(target)
         views.insert(words, tag: tag, index: index)
-        return LuaElement(viewObject(shiftClass, index), words: shiftWords(target))
+        let view = viewObject(shiftClass, index)
+        runtime.setWords(view, shiftWords(target))
+        return .object(view)
     }
 
     /// The words of a shift view (`LuaRuntime.setWords`), in the places `registerClasses`
@@ -240,15 +235,10 @@ final class LuaScheduleAPI {
         static let start = 0, end = 1, day = 2, type = 3, person = 4
     }
 
+    /// (A timeline's shift gets its words from `element(timed:of:personObject:)`.)
     private func shiftWords(_ target: Target) -> LuaObjectWords {
         var words = LuaObjectWords()
         switch target {
-        case let .timed(shift, person):
-            words[ShiftWord.start] = shift.start
-            words[ShiftWord.end] = shift.end
-            words[ShiftWord.day] = Int64(shift.date.dayNumber)
-            words[ShiftWord.type] = objectID(view(type: shift.type, .after))
-            words[ShiftWord.person] = objectID(view(person: person, .after))
         case let .shift(shift, side):
             if let span = (side == .after ? afterBox : beforeBox)?.interval(of: shift) {
                 words[ShiftWord.start] = span.start
@@ -308,16 +298,12 @@ final class LuaScheduleAPI {
         }
     }
 
-    /// Id, person and date of a shift view, without reading the shift.
-    /// `shiftSummary` of the view `object` (nil for any other view), read where its target is.
+    /// `shiftSummary` of the view `object` (nil for any other view), its target read where it is.
     func shiftSummary(of object: LuaObject) throws -> (id: ShiftID, person: PersonID?, date: LocalDate)? {
-        switch targets[try targetIndex(object)] {
-        case let .shift(shift, _): (shift.id, shift.personID, shift.date)
-        case let .timed(timed, person): (timed.id, person, timed.date)
-        default: nil
-        }
+        shiftSummary(targets[try targetIndex(object)])
     }
 
+    /// Id, person and date of a shift view, without reading the shift.
     func shiftSummary(_ target: Target) -> (id: ShiftID, person: PersonID?, date: LocalDate)? {
         switch target {
         case let .shift(shift, _): (shift.id, shift.personID, shift.date)
@@ -476,7 +462,7 @@ final class LuaScheduleAPI {
             }
         }
         // A shift view's common fields are served by the runtime from the words its view was
-        // given when made (`shiftWords`), without a call into Swift: a whole-schedule check reads
+        // given when made (`shiftWords`, `element(timed:…)`), without a call into Swift: a whole-schedule check reads
         // the date and type of each shift it reports, a change's check the times and person.
         func position(_ field: ShiftField) -> Int { ShiftField.allCases.firstIndex(of: field)! }
         try runtime.setWordFields(shiftClass, [
@@ -708,7 +694,7 @@ final class LuaScheduleAPI {
                 throw LuaScriptError("report: 'related' must be a shift view or a list of them")
             }
             for item in list.array {
-                guard case let .object(object) = item, let shift = shiftSummary(try target(object)) else {
+                guard case let .object(object) = item, let shift = try shiftSummary(of: object) else {
                     throw LuaScriptError("report: 'related' must be a shift view or a list of them")
                 }
                 result.related.append(shift.id)
