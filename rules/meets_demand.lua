@@ -2,7 +2,9 @@
 -- shifts than the minimum is reported (a warning by default: an unfinished roster is normal while
 -- editing, so this only runs in `shiftctl validate`); each person missing up to the optimal
 -- costs `weight`. A demand with a skill counts shifts whose `skill` attribute names it, or whose
--- person has it in their `skills` attribute.
+-- person has it in their `skills` attribute. Demand is judged on every day of the planning period
+-- (the store's horizon.first..horizon.last, else the span of the shifts) and on every date a
+-- dated demand entry names.
 local util = require("lib.util")
 
 local function staffed(schedule, date, entry)
@@ -24,34 +26,28 @@ return rule {
   severity = "warning",
   params = { weight = 1 },
 
-  validate = function(schedule, report, params)
-    local range = schedule:date_range()
-    for _, entry in ipairs(schedule:demand()) do
-      local dates = {}
-      if entry.date ~= nil then
-        dates[1] = entry.date
-      elseif range ~= nil then
-        local day = range.first
-        while day <= range.last do
-          if cal.weekday(day) == entry.weekday then dates[#dates + 1] = day end
-          day = cal.add_days(day, 1)
-        end
+  -- A day phase: the solver re-checks only the days a move touches (docs/rules.md, "The day
+  -- phase"). `validate` runs it for every day of the planning period and every dated demand.
+  validate_day = function(date, schedule, report, params)
+    for _, entry in ipairs(schedule:demand{ date = date }) do
+      local count = staffed(schedule, date, entry)
+      local who = entry.skill and (" " .. entry.skill) or ""
+      if count < entry.minimum then
+        report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, count), date = date }
       end
-      for _, date in ipairs(dates) do
-        local count = staffed(schedule, date, entry)
-        local who = entry.skill and (" " .. entry.skill) or ""
-        if count < entry.minimum then
-          report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, count), date = date }
-        end
-        if count < entry.optimal then
-          report{ message = ("%s is %d%s short of the optimal %d"):format(entry.type.symbol, entry.optimal - count, who, entry.optimal),
-                  date = date, severity = "penalty", penalty = (entry.optimal - count) * params.weight }
-        end
+      if count < entry.optimal then
+        report{ message = ("%s is %d%s short of the optimal %d"):format(entry.type.symbol, entry.optimal - count, who, entry.optimal),
+                date = date, severity = "penalty", penalty = (entry.optimal - count) * params.weight }
       end
     end
   end,
 
   examples = {
+    { name = "a day of the planning period without any shift is understaffed too", validate = true,
+      given = { settings = { ["horizon.first"] = "2026-03-02", ["horizon.last"] = "2026-03-08" },
+                types = { D = "07:00-19:00" }, people = { "Bob" }, shifts = { { "D", "2026-03-02", "Bob" } },
+                demand = { { type = "D", weekday = "tuesday", min = 1, optimal = 1 } } },
+      expect = "warning", count = 1, message = "D needs at least 1, has 0" },
     { name = "an understaffed day is reported", validate = true,
       given = { types = { D = "07:00-19:00" }, people = { "Bob" }, shifts = { { "D", "2026-03-02", "Bob" } },
                 demand = { { type = "D", date = "2026-03-02", min = 2, optimal = 2 } } },

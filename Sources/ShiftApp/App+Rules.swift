@@ -16,10 +16,11 @@ public struct RuleOutput: Encodable, Sendable {
     public let file: String
     public let validatePhase: Bool
     public let personPhase: Bool
+    public let dayPhase: Bool
     public let examples: Int
     public let parameters: Attributes
 
-    enum CodingKeys: String, CodingKey { case id, summary, severity, enabled, triggers, file, validatePhase, personPhase, examples, parameters }
+    enum CodingKeys: String, CodingKey { case id, summary, severity, enabled, triggers, file, validatePhase, personPhase, dayPhase, examples, parameters }
 
     init(_ rule: RuleInfo) {
         id = rule.id
@@ -30,6 +31,7 @@ public struct RuleOutput: Encodable, Sendable {
         file = rule.file
         validatePhase = rule.hasValidatePhase
         personPhase = rule.hasPersonPhase
+        dayPhase = rule.hasDayPhase
         examples = rule.exampleCount
         parameters = rule.parameters
     }

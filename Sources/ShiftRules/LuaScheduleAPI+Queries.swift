@@ -133,17 +133,11 @@ extension LuaScheduleAPI {
             return schedule.settings.extra[name].map(Self.luaValue) ?? .nil
         }
         try method("horizon") { schedule, _, _ in
-            let extra = schedule.settings.extra
-            let range: ClosedRange<LocalDate>
-            if let first = extra[Self.horizonFirst], let last = extra[Self.horizonLast] {
-                guard let from = first.stringValue.flatMap(LocalDate.init), let to = last.stringValue.flatMap(LocalDate.init), from <= to else {
-                    throw LuaScriptError("horizon: the store's \(Self.horizonFirst) and \(Self.horizonLast) settings must be dates (YYYY-MM-DD), first <= last")
-                }
-                range = from...to
-            } else {
-                guard let span = schedule.shiftDateRange else { return .nil }
-                range = span
+            let period: ClosedRange<LocalDate>?
+            do { period = try schedule.planningPeriod() } catch {
+                throw LuaScriptError("horizon: the store's \(Self.horizonFirst) and \(Self.horizonLast) settings must be dates (YYYY-MM-DD), first <= last")
             }
+            guard let range = period else { return .nil }
             return .table(LuaTable(hash: [.string("first"): .string(range.lowerBound.description),
                                           .string("last"): .string(range.upperBound.description),
                                           .string("days"): .integer(Int64(range.lowerBound.days(to: range.upperBound) + 1))]))
@@ -281,8 +275,8 @@ extension LuaScheduleAPI {
     }
 
     /// Settings keys of the planning horizon (`schedule:horizon()`).
-    static let horizonFirst = "horizon.first"
-    static let horizonLast = "horizon.last"
+    static let horizonFirst = Schedule.horizonFirstKey
+    static let horizonLast = Schedule.horizonLastKey
 
     /// `schedule:runs{ person = p, from = d1, to = d2 [, by = "work" | "type"] }`: the days from
     /// d1 to d2 cut into runs of consecutive days alike — worked or off (`by = "work"`), or the

@@ -139,9 +139,10 @@ public final class RuleEngine: ScheduleValidator {
                 try engine.validate(schedule, only: nil, part: .people(groups[slices[index]]))
             }.flatMap { $0 }
         }
+        let days = try state.withLock { try $0.validate(schedule, only: nil, part: .days) }
         let phase = try state.withLock { try $0.validate(schedule, only: nil, part: .wholeSchedule) }
         let parts = EngineState.deduplicated([perShift, phase])
-        return parts[0] + people + parts[1]
+        return parts[0] + people + days + parts[1]
     }
 
     /// Contiguous ranges of items of about equal total weight, at most one per worker.
@@ -262,18 +263,20 @@ final class LoadedRule {
     let check: LuaRef?
     let validate: LuaRef?
     let validatePerson: LuaRef?
+    let validateDay: LuaRef?
     /// Replaced while one of the rule's examples runs with parameters of its own.
     var params: LuaRef
     let examples: LuaTable?
     let triggers: Set<EntityKind>
     var id: String { info.id }
 
-    init(info: RuleInfo, check: LuaRef?, validate: LuaRef?, validatePerson: LuaRef?, params: LuaRef,
+    init(info: RuleInfo, check: LuaRef?, validate: LuaRef?, validatePerson: LuaRef?, validateDay: LuaRef?, params: LuaRef,
          examples: LuaTable?, triggers: Set<EntityKind>) {
         self.info = info
         self.check = check
         self.validate = validate
         self.validatePerson = validatePerson
+        self.validateDay = validateDay
         self.params = params
         self.examples = examples
         self.triggers = triggers
@@ -308,6 +311,9 @@ final class EngineState {
     let configuration: RuleEngineConfiguration
     /// What the rule running now has reported.
     @exclusivity(unchecked) private var collected: [Violation] = []
+    /// How many findings this evaluation holds so far, and those since a count.
+    var collectedCount: Int { collected.count }
+    func collected(since start: Int) -> [Violation] { Array(collected[start...]) }
     /// The rule running now, which `report` calls are attributed to (the rule itself: a copy of
     /// its info would retain and release each of its strings on every call).
     @exclusivity(unchecked) private var currentRule: LoadedRule?
@@ -404,6 +410,8 @@ final class EngineState {
     /// The prelude's `each_person(validate_person, people, …)` and the host functions it hands
     /// each timeline (columns, shift views).
     private var personDriver: LuaRef!
+    /// The prelude's `each`, reused for the day phase: `validate_day(date, …)` for each date.
+    private var dayDriver: LuaRef { driver }
     private var timelineConstructor: LuaValue = .nil
     /// Changes handed to Lua per driver call: big batches (imports, rotations) cost one call per
     /// rule and chunk instead of one per rule and change, while each call stays within its budget.
@@ -636,10 +644,11 @@ final class EngineState {
             try checkEachShift(schedule, only: only, slice: nil)
             let perShift = collected.count
             try checkPeople(schedule, rules: personPhaseRules(only: only), groups: groups[...])
-            let people = collected.count
+            try checkDays(schedule, rules: dayPhaseRules(only: only), days: try planningDays(schedule)[...])
+            let scoped = collected.count
             try wholeSchedulePhase(schedule, only: only)
-            let parts = Self.deduplicated([Array(collected[..<perShift]), Array(collected[people...])])
-            return parts[0] + collected[perShift..<people] + parts[1]
+            let parts = Self.deduplicated([Array(collected[..<perShift]), Array(collected[scoped...])])
+            return parts[0] + collected[perShift..<scoped] + parts[1]
         }
     }
 
@@ -649,6 +658,8 @@ final class EngineState {
         case shifts(ArraySlice<ScheduledShift>)
         /// `validate_person` for these groups of people.
         case people(ArraySlice<PersonGroup>)
+        /// `validate_day` for every planning day.
+        case days
         /// Each rule's `validate`.
         case wholeSchedule
     }
@@ -658,6 +669,7 @@ final class EngineState {
             switch part {
             case let .shifts(slice): try checkEachShift(schedule, only: only, slice: slice)
             case let .people(groups): try checkPeople(schedule, rules: personPhaseRules(only: only), groups: groups)
+            case .days: try checkDays(schedule, rules: dayPhaseRules(only: only), days: try planningDays(schedule)[...])
             case .wholeSchedule: try wholeSchedulePhase(schedule, only: only)
             }
             return collected
@@ -665,7 +677,7 @@ final class EngineState {
     }
 
     /// Runs `body` as one evaluation of `schedule`: views and timelines made in it go stale after.
-    private func evaluating<T>(_ schedule: Schedule, _ body: () throws -> T) throws -> T {
+    func evaluating<T>(_ schedule: Schedule, _ body: () throws -> T) throws -> T {
         api.begin(after: schedule, before: nil)
         collected = []
         reportedBytes = 0
@@ -687,6 +699,17 @@ final class EngineState {
         rules.filter { hasPersonPhase($0) && enabled($0, only: only) }
     }
 
+    /// The rules whose day phase runs in `validate`.
+    func dayPhaseRules(only: String?) -> [LoadedRule] {
+        rules.filter { $0.validateDay != nil && enabled($0, only: only) }
+    }
+
+    /// The days of a schedule's day phases (`Schedule.planningDays`); none without day phases,
+    /// so a bad horizon setting fails only the rules that read it.
+    func planningDays(_ schedule: Schedule) throws -> [LocalDate] {
+        rules.contains { $0.validateDay != nil } ? try schedule.planningDays() : []
+    }
+
     /// The rules whose person phase can spare their checks of a batch's adds: those that check
     /// shifts at all.
     func clearingRules(only: String?) -> [LoadedRule] {
@@ -706,7 +729,7 @@ final class EngineState {
     }
 
     /// Every shift's (or the slice's) `check`, in schedule order, 128 shifts per call into Lua.
-    private func checkEachShift(_ schedule: Schedule, only: String?, slice: ArraySlice<ScheduledShift>?) throws {
+    func checkEachShift(_ schedule: Schedule, only: String?, slice: ArraySlice<ScheduledShift>?) throws {
         let checking = perShiftRules(only: only)
         guard !checking.isEmpty else { return }
         let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
@@ -798,7 +821,7 @@ final class EngineState {
 
     /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups;
     /// `ran` after each rule's call on a group.
-    private func checkPeople(
+    func checkPeople(
         _ schedule: Schedule, rules phased: [LoadedRule], groups: ArraySlice<PersonGroup>, ran: ((LoadedRule, PersonGroup) -> Void)? = nil
     ) throws {
         guard !phased.isEmpty else { return }
@@ -825,8 +848,29 @@ final class EngineState {
         }
     }
 
+    /// `validate_day(date, schedule, report, params)` for each of the days, `dayChunk` days per
+    /// call into Lua; `ran` after each rule's call on a chunk.
+    func checkDays(
+        _ schedule: Schedule, rules phased: [LoadedRule], days: ArraySlice<LocalDate>, ran: ((LoadedRule) -> Void)? = nil
+    ) throws {
+        guard !phased.isEmpty, !days.isEmpty else { return }
+        let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))
+        for start in stride(from: days.startIndex, to: days.endIndex, by: Self.dayChunk) {
+            let chunk = days[start..<min(start + Self.dayChunk, days.endIndex)]
+            let table = LuaValue.table(LuaTable(array: chunk.map { .string($0.description) }))
+            let list = phased.count > 1 ? try changeList(table) : table
+            for rule in phased {
+                try run(rule, dayDriver, [.function(rule.validateDay!), list, scheduleObject, api.reportFunction, .reference(rule.params)])
+                ran?(rule)
+            }
+        }
+    }
+
+    /// Days per day-phase call: a call's budget covers a month of a rule's days with room.
+    static let dayChunk = 31
+
     /// Each rule's `validate(schedule, report, params)`.
-    private func wholeSchedulePhase(_ schedule: Schedule, only: String?) throws {
+    func wholeSchedulePhase(_ schedule: Schedule, only: String?) throws {
         let phased = rules.filter { $0.validate != nil && enabled($0, only: only) }
         guard !phased.isEmpty else { return }
         let scheduleObject = LuaValue.reference(try runtime.makeRef(api.scheduleObject()))

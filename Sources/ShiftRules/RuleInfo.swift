@@ -17,6 +17,8 @@ public struct RuleInfo: Codable, Hashable, Sendable {
     /// True when it has a person phase (`validate_person`), which `validate` runs instead of its
     /// `check` over every shift.
     public let hasPersonPhase: Bool
+    /// True when it has a day phase (`validate_day`), which `validate` runs for each planning day.
+    public let hasDayPhase: Bool
     public let exampleCount: Int
     /// Its parameters after the store's overrides.
     public let parameters: Attributes
