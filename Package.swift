@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "LuaHost", targets: ["LuaHost"]),
         .library(name: "ShiftRules", targets: ["ShiftRules"]),
         .library(name: "ShiftApp", targets: ["ShiftApp"]),
+        .library(name: "ShiftSolve", targets: ["ShiftSolve"]),
         .library(name: "ShiftInterop", targets: ["ShiftInterop"]),
         // The embedding API for apps (swift-dependencies clients); a separate product so the
         // core does not build macros.
@@ -66,11 +67,16 @@ let package = Package(
             name: "ShiftRules",
             dependencies: ["ShiftCore", "LuaHost"]
         ),
+        // Making rosters: a local search whose only model is the Lua rules (docs/solve.md).
+        .target(
+            name: "ShiftSolve",
+            dependencies: ["ShiftCore", "ShiftRules"]
+        ),
         // What the command line does, as a library: opening stores, resolving names, rendering
         // rosters and reports. `shiftctl` only parses arguments and calls it.
         .target(
             name: "ShiftApp",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop", "ShiftSolve"]
         ),
         // iCalendar, CSV and HTML import and export.
         .target(name: "ShiftInterop", dependencies: ["ShiftCore"]),
@@ -98,13 +104,13 @@ let package = Package(
         .executableTarget(
             name: "shiftctl",
             dependencies: [
-                "ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules",
+                "ShiftApp", "ShiftCore", "ShiftStorage", "ShiftRules", "ShiftSolve",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "shiftbench",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop", "ShiftSolve"]
         ),
         // A tiny writer process used by the crash-safety and multi-process tests.
         .executableTarget(
@@ -120,6 +126,7 @@ let package = Package(
             exclude: ["Fixtures"]  // hostile Lua scripts, read by path
         ),
         .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "shiftctl", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ShiftSolveTests", dependencies: ["ShiftSolve", "ShiftRules", "ShiftCore", "ShiftInterop"]),
         .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage"]),
         .testTarget(
             name: "ShiftDependenciesTests",

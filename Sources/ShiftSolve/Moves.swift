@@ -1,0 +1,103 @@
+/// The moves of the local search. Each picks slots and people at random and returns the slots to
+/// change with their new person (-1: nobody), or nil when the pick changes nothing.
+struct MoveGenerator {
+    let slotsByDay: [[Int]]
+    let slotDay: [Int]
+    let peopleCount: Int
+    let dayCount: Int
+
+    init(problem: SolveProblem) {
+        var byDay = [[Int]](repeating: [], count: problem.days.count)
+        var slotDay: [Int] = []
+        for (index, slot) in problem.slots.enumerated() {
+            let day = problem.window.lowerBound.days(to: slot.date)
+            byDay[day].append(index)
+            slotDay.append(day)
+        }
+        slotsByDay = byDay
+        self.slotDay = slotDay
+        peopleCount = problem.people.count
+        dayCount = problem.days.count
+    }
+
+    enum Kind: String, CaseIterable, Sendable {
+        /// One slot to another person, or to nobody.
+        case reassign
+        /// Two slots of a day exchange their people: a swap, or a change of shift type when one
+        /// of them is empty.
+        case exchange
+        /// Two people exchange everything they hold on a run of 1 to 7 consecutive days.
+        case swapDays
+        /// One person takes a free slot on each day of a run of 2 to 7 days, or gives up all
+        /// they hold on such a run.
+        case block
+    }
+
+    func next(_ state: SearchState, _ random: inout SeededGenerator, occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
+        let roll = random.below(100)
+        let kind: Kind = roll < 30 ? .reassign : roll < 55 ? .exchange : roll < 85 ? .swapDays : .block
+        switch kind {
+        case .reassign: return reassign(state, &random)
+        case .exchange: return exchange(state, &random)
+        case .swapDays: return swapDays(state, &random, occupancy)
+        case .block: return block(state, &random, occupancy)
+        }
+    }
+
+    private func reassign(_ state: SearchState, _ random: inout SeededGenerator) -> [(slot: Int, person: Int)]? {
+        let slot = random.below(slotDay.count)
+        let person = random.chance(0.15) ? -1 : random.below(peopleCount)
+        return person == state.assignment[slot] ? nil : [(slot, person)]
+    }
+
+    private func exchange(_ state: SearchState, _ random: inout SeededGenerator) -> [(slot: Int, person: Int)]? {
+        let a = random.below(slotDay.count)
+        let day = slotsByDay[slotDay[a]]
+        guard day.count > 1 else { return nil }
+        let b = day[random.below(day.count)]
+        let (pa, pb) = (state.assignment[a], state.assignment[b])
+        guard a != b, pa != pb else { return nil }
+        return [(a, pb), (b, pa)]
+    }
+
+    private func run(_ random: inout SeededGenerator, shortest: Int) -> Range<Int>? {
+        guard dayCount >= shortest else { return nil }
+        let length = shortest + random.below(min(7, dayCount) - shortest + 1)
+        let first = random.below(dayCount - length + 1)
+        return first..<first + length
+    }
+
+    private func swapDays(
+        _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
+    ) -> [(slot: Int, person: Int)]? {
+        guard peopleCount > 1, let days = run(&random, shortest: 1) else { return nil }
+        let a = random.below(peopleCount)
+        var b = random.below(peopleCount - 1)
+        if b >= a { b += 1 }
+        var changes: [(slot: Int, person: Int)] = []
+        for day in days {
+            for slot in occupancy(a, day) { changes.append((slot, b)) }
+            for slot in occupancy(b, day) { changes.append((slot, a)) }
+        }
+        return changes.isEmpty ? nil : changes
+    }
+
+    private func block(
+        _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
+    ) -> [(slot: Int, person: Int)]? {
+        guard let days = run(&random, shortest: 2) else { return nil }
+        let person = random.below(peopleCount)
+        var changes: [(slot: Int, person: Int)] = []
+        if random.chance(0.5) {
+            for day in days {
+                for slot in occupancy(person, day) { changes.append((slot, -1)) }
+            }
+        } else {
+            for day in days where occupancy(person, day).isEmpty {
+                let free = slotsByDay[day].filter { state.assignment[$0] < 0 }
+                if !free.isEmpty { changes.append((free[random.below(free.count)], person)) }
+            }
+        }
+        return changes.isEmpty ? nil : changes
+    }
+}

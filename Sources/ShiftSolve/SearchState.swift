@@ -1,0 +1,189 @@
+import Foundation
+import ShiftCore
+import ShiftRules
+
+/// One roster during the search: who holds each slot, the schedule that makes, and the score of
+/// every scope (person, day, the rest) so that a move re-evaluates only what it touched.
+struct SearchState: Sendable {
+    var schedule: Schedule
+    /// Per slot: the index of its person in `problem.people`, or -1.
+    var assignment: [Int]
+    /// The slots each person holds on each window day (key: person × days + day).
+    var occupancy: [Int: [Int]]
+    var personParts: [ScorePart]
+    /// The day phases' findings per window day.
+    var dayParts: [ScorePart]
+    /// The unscoped rules' findings (see `ScopedValidator`).
+    var rest: ScorePart
+    /// All the findings together, and the solver's own counts.
+    var total: ScorePart
+    var openShifts: Int
+    var changed: Int
+    var newShifts: Int
+    var score: SolveScore
+}
+
+/// A change to some slots and what the rules say of the roster after it.
+struct Candidate {
+    var schedule: Schedule
+    var changes: [(slot: Int, person: Int)]
+    var people: [Int]
+    var personParts: [ScorePart]
+    var days: [Int]
+    var dayParts: [ScorePart]
+    var rest: ScorePart?
+    var total: ScorePart
+    var openShifts: Int
+    var changed: Int
+    var newShifts: Int
+    var score: SolveScore
+    /// The findings of the touched scopes, for explaining a refusal.
+    var findings: [Violation]
+}
+
+/// Evaluates changes to a search state with one Lua state of its own.
+final class Evaluator {
+    let problem: SolveProblem
+    let validator: ScopedValidator
+    let changePenalty: Double
+    let hasRest: Bool
+    let hasDays: Bool
+    private let personIndex: [PersonID: Int]
+    private var evaluations = 0
+
+    init(engine: RuleEngine, problem: SolveProblem, changePenalty: Double) throws {
+        self.problem = problem
+        validator = try ScopedValidator(engine)
+        self.changePenalty = changePenalty
+        hasRest = !validator.unscopedRules.isEmpty
+        hasDays = validator.hasDayPhases
+        personIndex = Dictionary(uniqueKeysWithValues: problem.people.enumerated().map { ($1, $0) })
+    }
+
+    var evaluationCount: Int { evaluations }
+
+    /// The state of the problem's schedule as it is: every scope evaluated.
+    func initialState() throws -> (state: SearchState, fixed: ScorePart) {
+        let schedule = problem.schedule
+        var assignment = [Int](repeating: -1, count: problem.slots.count)
+        var occupancy: [Int: [Int]] = [:]
+        var openShifts = 0
+        for (index, slot) in problem.slots.enumerated() {
+            if let person = slot.initial, let p = personIndex[person] {
+                assignment[index] = p
+                occupancy[key(p, dayIndex(slot.date)), default: []].append(index)
+            } else if slot.origin == .open {
+                openShifts += 1
+            }
+        }
+        let allDays = hasDays ? try schedule.planningDays() : []
+        let findings = try validator.evaluate(schedule, people: problem.people, days: allDays, rest: hasRest)
+        evaluations += 1
+        let personParts = findings.people.map(ScorePart.init)
+        var dayParts = [ScorePart](repeating: ScorePart(), count: problem.days.count)
+        var fixed = ScorePart()
+        for (day, found) in zip(allDays, findings.days) {
+            let offset = problem.window.lowerBound.days(to: day)
+            if offset >= 0, offset < problem.days.count { dayParts[offset] = ScorePart(found) } else { fixed = fixed + ScorePart(found) }
+        }
+        let rest = ScorePart(findings.rest ?? [])
+        let total = personParts.reduce(ScorePart(), +) + dayParts.reduce(ScorePart(), +) + rest + fixed
+        var state = SearchState(
+            schedule: schedule, assignment: assignment, occupancy: occupancy, personParts: personParts, dayParts: dayParts,
+            rest: rest, total: total, openShifts: openShifts, changed: 0, newShifts: 0, score: SolveScore())
+        state.score = score(total, openShifts: openShifts, changed: 0, newShifts: 0)
+        return (state, fixed)
+    }
+
+    func key(_ person: Int, _ day: Int) -> Int { person * problem.days.count + day }
+
+    func dayIndex(_ date: LocalDate) -> Int { problem.window.lowerBound.days(to: date) }
+
+    private func score(_ total: ScorePart, openShifts: Int, changed: Int, newShifts: Int) -> SolveScore {
+        SolveScore(hard: total.hard, warnings: total.warnings, openShifts: openShifts, penalty: total.penalty,
+                   changePenalty: Double(changed) * changePenalty, newShifts: newShifts)
+    }
+
+    /// The roster after giving each slot of `changes` its person (-1: nobody), evaluated.
+    func evaluate(_ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool = false) throws -> Candidate {
+        var mutations: [Mutation] = []
+        mutations.reserveCapacity(changes.count)
+        var people: [Int] = []
+        var days: [Int] = []
+        var openShifts = state.openShifts, changed = state.changed, newShifts = state.newShifts
+        for (index, person) in changes {
+            let slot = problem.slots[index]
+            let old = state.assignment[index]
+            let id = slot.shift.id
+            let to = person >= 0 ? problem.people[person] : nil
+            switch slot.origin {
+            case .demand:
+                if old < 0 {
+                    var shift = slot.shift
+                    shift.personID = to
+                    mutations.append(.scheduleShift(shift))
+                    newShifts += 1
+                } else if person < 0 {
+                    mutations.append(.unscheduleShift(id, reason: nil))
+                    newShifts -= 1
+                } else {
+                    mutations.append(.reassignShift(id, to: to, reason: nil))
+                }
+            case .open:
+                mutations.append(.reassignShift(id, to: to, reason: nil))
+                openShifts += (old < 0 ? -1 : 0) + (person < 0 ? 1 : 0)
+            case .assigned:
+                mutations.append(.reassignShift(id, to: to, reason: nil))
+                let initial = slot.initial.flatMap { personIndex[$0] } ?? -1
+                changed += (old == initial ? 1 : 0) - (person == initial ? 1 : 0)
+            }
+            if old >= 0, !people.contains(old) { people.append(old) }
+            if person >= 0, !people.contains(person) { people.append(person) }
+            if hasDays {
+                let day = dayIndex(slot.date)
+                if !days.contains(day) { days.append(day) }
+            }
+        }
+        let schedule = try state.schedule.applying(.batch(mutations)).schedule
+        let findings = try validator.evaluate(
+            schedule, people: people.map { problem.people[$0] }, days: days.map { problem.days[$0] }, rest: hasRest)
+        evaluations += 1
+        let personParts = findings.people.map(ScorePart.init)
+        let dayParts = findings.days.map(ScorePart.init)
+        let rest = findings.rest.map(ScorePart.init)
+        var total = state.total
+        for (person, part) in zip(people, personParts) { total = total - state.personParts[person] + part }
+        for (day, part) in zip(days, dayParts) { total = total - state.dayParts[day] + part }
+        if let rest { total = total - state.rest + rest }
+        var all: [Violation] = []
+        if keepFindings { all = findings.people.flatMap { $0 } + findings.days.flatMap { $0 } + (findings.rest ?? []) }
+        return Candidate(
+            schedule: schedule, changes: changes, people: people, personParts: personParts, days: days, dayParts: dayParts,
+            rest: rest, total: total, openShifts: openShifts, changed: changed, newShifts: newShifts,
+            score: score(total, openShifts: openShifts, changed: changed, newShifts: newShifts), findings: all)
+    }
+
+    /// Makes `candidate` the state.
+    func commit(_ candidate: Candidate, to state: inout SearchState) {
+        for (index, person) in candidate.changes {
+            let old = state.assignment[index]
+            let day = dayIndex(problem.slots[index].date)
+            if old >= 0 {
+                let k = key(old, day)
+                state.occupancy[k]?.removeAll { $0 == index }
+                if state.occupancy[k]?.isEmpty == true { state.occupancy[k] = nil }
+            }
+            if person >= 0 { state.occupancy[key(person, day), default: []].append(index) }
+            state.assignment[index] = person
+        }
+        state.schedule = candidate.schedule
+        for (person, part) in zip(candidate.people, candidate.personParts) { state.personParts[person] = part }
+        for (day, part) in zip(candidate.days, candidate.dayParts) { state.dayParts[day] = part }
+        if let rest = candidate.rest { state.rest = rest }
+        state.total = candidate.total
+        state.openShifts = candidate.openShifts
+        state.changed = candidate.changed
+        state.newShifts = candidate.newShifts
+        state.score = candidate.score
+    }
+}

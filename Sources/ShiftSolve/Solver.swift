@@ -1,0 +1,366 @@
+import Foundation
+import ShiftCore
+import ShiftRules
+import Synchronization
+
+/// How `Solver` searches.
+public struct SolveOptions: Sendable {
+    /// Stop after this long (seconds) and keep the best roster found.
+    public var timeLimit: Double = 30
+    public var seed: UInt64 = 1
+    /// Independent searches side by side, sharing the best roster between rounds.
+    public var workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Stop after this many moves per worker (with a seed: the same roster on every run).
+    public var moveLimit: Int?
+    /// Stop when the best roster has not improved for this many moves per worker; nil picks
+    /// one from the problem's size.
+    public var patience: Int?
+    /// What each assignment changed from the schedule as it was costs (`--replan`).
+    public var changePenalty: Double = 0
+    /// Moves per worker between two exchanges of the best roster.
+    public var roundMoves = 1_000
+    /// The late acceptance list's length.
+    public var history = 1_000
+
+    public init() {}
+}
+
+/// Stops a running solve from another thread (Ctrl-C): the best roster so far is kept.
+public final class SolveControl: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func stop() { flag.store(true, ordering: .relaxed) }
+    public var isStopped: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// A look at a running solve.
+public struct SolveProgress: Sendable {
+    public enum Phase: String, Sendable { case construction, search }
+    public let phase: Phase
+    public let elapsed: Double
+    public let best: SolveScore
+    /// Moves evaluated so far, over all workers.
+    public let moves: Int
+    public let movesPerSecond: Double
+}
+
+/// Why a solve stopped.
+public enum SolveStop: String, Sendable, Codable {
+    case timeLimit = "time limit"
+    case interrupted
+    case moveLimit = "move limit"
+    case converged = "no improvement"
+    /// Nothing left to improve: no finding, no open shift (only fewer new shifts could be better).
+    case optimal
+    case nothingToSolve = "nothing to solve"
+}
+
+/// A slot the best roster leaves below its demand's minimum, or an open shift left open, and
+/// the rules that refused the best candidates for it.
+public struct UnfilledSlot: Sendable {
+    public let slot: SolveProblem.Slot
+    /// The best candidates (at most three), each with the rules whose errors or warnings their
+    /// assignment would add.
+    public let candidates: [(person: PersonID, rules: [String])]
+}
+
+/// What a solve found.
+public struct SolveResult: Sendable {
+    public let problem: SolveProblem
+    /// Per slot, its person in the best roster.
+    public let assignment: [PersonID?]
+    /// The best roster.
+    public let schedule: Schedule
+    public let score: SolveScore
+    /// The score of the schedule before the solve.
+    public let initialScore: SolveScore
+    public let stop: SolveStop
+    public let moves: Int
+    public let elapsed: Double
+    public let workers: Int
+    /// Rules evaluated whole on every move (no person or day phase): they slow the search.
+    public let unscopedRules: [String]
+    public let unfilled: [UnfilledSlot]
+}
+
+/// Makes a roster: fills the problem's slots so that the rules find as little as possible.
+///
+/// The rules are the only model. A construction gives each slot, in date order, the candidate
+/// whose assignment scores best (or leaves it empty when nobody improves the roster); then a
+/// late acceptance local search (Burke and Bykov) tries random moves, each evaluated by running
+/// again only the person and day phases of what it touched. With several workers, each searches
+/// on its own Lua state from its own seed, and after every round of moves the worst restarts
+/// from the best roster found so far.
+public struct Solver: Sendable {
+    let engine: RuleEngine
+    let problem: SolveProblem
+    let options: SolveOptions
+
+    public init(engine: RuleEngine, problem: SolveProblem, options: SolveOptions) {
+        self.engine = engine
+        self.problem = problem
+        self.options = options
+    }
+
+    public func solve(control: SolveControl = SolveControl(), progress: @Sendable (SolveProgress) -> Void = { _ in }) throws -> SolveResult {
+        let started = ContinuousClock.now
+        func elapsed() -> Double {
+            let duration = ContinuousClock.now - started
+            return Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        }
+        let primary = try Evaluator(engine: engine, problem: problem, changePenalty: options.changePenalty)
+        let (initial, _) = try primary.initialState()
+        guard !problem.slots.isEmpty else {
+            return result(initial, initial: initial.score, evaluator: primary, stop: .nothingToSolve, moves: 0, elapsed: elapsed(), workers: 0)
+        }
+        let deadline = started + .milliseconds(Int64(options.timeLimit * 1000))
+        @Sendable func shouldStop() -> SolveStop? {
+            if control.isStopped { return .interrupted }
+            if ContinuousClock.now >= deadline { return .timeLimit }
+            return nil
+        }
+
+        var state = initial
+        var constructionMoves = 0
+        if let stop = try construct(&state, primary, &constructionMoves, shouldStop: shouldStop, progress: { best, moves in
+            progress(SolveProgress(phase: .construction, elapsed: elapsed(), best: best, moves: moves,
+                                   movesPerSecond: Double(moves) / max(elapsed(), 1e-9)))
+        }) {
+            return result(state, initial: initial.score, evaluator: primary, stop: stop, moves: constructionMoves, elapsed: elapsed(), workers: 1)
+        }
+
+        let count = max(1, options.workers)
+        var workers: [Worker] = [Worker(primary, state, seed: options.seed, history: options.history)]
+        for index in 1..<count {
+            let evaluator = try Evaluator(engine: engine, problem: problem, changePenalty: options.changePenalty)
+            workers.append(Worker(evaluator, state, seed: options.seed &+ UInt64(index) &* 0x9E37_79B9, history: options.history))
+        }
+        let generator = MoveGenerator(problem: problem)
+        var best = state
+        var stop: SolveStop = .timeLimit
+        let patience = options.patience ?? max(20_000, 50 * problem.slots.count)
+        var sinceImprovement = 0
+        var movesPerWorker = 0
+        let failure = Mutex<(any Error)?>(nil)
+        let box = WorkerList(workers)
+        while true {
+            if let reason = shouldStop() {
+                stop = reason
+                break
+            }
+            var round = options.roundMoves
+            if let limit = options.moveLimit { round = min(round, limit - movesPerWorker) }
+            if round <= 0 {
+                stop = .moveLimit
+                break
+            }
+            let roundLength = round
+            Self.inParallel(count) { index in
+                do {
+                    try box.workers[index].search(moves: roundLength, generator: generator, shouldStop: { shouldStop() != nil })
+                } catch {
+                    failure.withLock { if $0 == nil { $0 = error } }
+                }
+            }
+            if let error = failure.withLock({ $0 }) { throw error }
+            movesPerWorker += round
+            let leader = box.workers.indices.min { (box.workers[$0].best.score, $0) < (box.workers[$1].best.score, $1) }!
+            if box.workers[leader].best.score < best.score {
+                best = box.workers[leader].best
+                sinceImprovement = 0
+            } else {
+                sinceImprovement += round
+            }
+            if count > 1 {
+                let worst = box.workers.indices.max { (box.workers[$0].state.score, $0) < (box.workers[$1].state.score, $1) }!
+                if worst != leader { box.workers[worst].restart(from: best) }
+            }
+            let moves = constructionMoves + box.workers.reduce(0) { $0 + $1.moves }
+            progress(SolveProgress(phase: .search, elapsed: elapsed(), best: best.score, moves: moves,
+                                   movesPerSecond: Double(moves) / max(elapsed(), 1e-9)))
+            if sinceImprovement >= patience {
+                stop = .converged
+                break
+            }
+            if best.score.isPerfect {
+                stop = .optimal
+                break
+            }
+        }
+        // A worker stopped mid-round may hold a better roster than the last round's leader.
+        for worker in box.workers where worker.best.score < best.score { best = worker.best }
+        let moves = constructionMoves + box.workers.reduce(0) { $0 + $1.moves }
+        return result(best, initial: initial.score, evaluator: primary, stop: stop, moves: moves, elapsed: elapsed(), workers: count)
+    }
+
+    /// Runs `body(0..<count)` side by side: index 0 on this thread, the others on threads of
+    /// their own (not the shared pools, which a caller in a task may have to itself).
+    static func inParallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        for index in 1..<max(1, count) {
+            let thread = Thread {
+                body(index)
+                done.signal()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        body(0)
+        for _ in 1..<max(1, count) { done.wait() }
+    }
+
+    /// Gives each empty slot, in date order, the candidate that improves the roster most.
+    private func construct(
+        _ state: inout SearchState, _ evaluator: Evaluator, _ moves: inout Int, shouldStop: () -> SolveStop?,
+        progress: (SolveScore, Int) -> Void
+    ) throws -> SolveStop? {
+        var random = SeededGenerator(seed: options.seed ^ 0xC0FF_EE00)
+        let sample = 24
+        var lastReport = ContinuousClock.now
+        for index in problem.slots.indices where state.assignment[index] < 0 {
+            if let stop = shouldStop() { return stop }
+            var candidates = Array(problem.people.indices)
+            if candidates.count > sample {
+                for i in 0..<sample { candidates.swapAt(i, i + random.below(candidates.count - i)) }
+                candidates.removeLast(candidates.count - sample)
+            }
+            var chosen: Candidate?
+            for person in candidates {
+                let candidate = try evaluator.evaluate(state, [(index, person)])
+                moves += 1
+                if candidate.score < (chosen?.score ?? state.score) { chosen = candidate }
+            }
+            if let chosen { evaluator.commit(chosen, to: &state) }
+            if ContinuousClock.now - lastReport > .milliseconds(500) {
+                progress(state.score, moves)
+                lastReport = ContinuousClock.now
+            }
+        }
+        return nil
+    }
+
+    private func result(
+        _ state: SearchState, initial: SolveScore, evaluator: Evaluator, stop: SolveStop, moves: Int, elapsed: Double, workers: Int
+    ) -> SolveResult {
+        let assignment = state.assignment.map { $0 >= 0 ? problem.people[$0] : nil }
+        let unfilled = (try? explainUnfilled(state, evaluator)) ?? []
+        return SolveResult(
+            problem: problem, assignment: assignment, schedule: state.schedule, score: state.score, initialScore: initial, stop: stop,
+            moves: moves, elapsed: elapsed, workers: workers, unscopedRules: evaluator.validator.unscopedRules, unfilled: unfilled)
+    }
+
+    /// Open shifts left open, and demand slots left empty while their demand is below its
+    /// minimum, each with the rules that refuse its best candidates.
+    private func explainUnfilled(_ state: SearchState, _ evaluator: Evaluator) throws -> [UnfilledSlot] {
+        var filled: [SolveProblem.SlotKey: Int] = [:]
+        var minimum: [SolveProblem.SlotKey: Int] = [:]
+        var standing: [SolveProblem.SlotKey: Int] = [:]
+        for day in problem.days {
+            for item in problem.schedule.demand(on: day) {
+                let key = SolveProblem.SlotKey(type: item.shiftTypeID, skill: item.skill, date: day)
+                minimum[key] = max(minimum[key] ?? 0, item.minimum)
+            }
+        }
+        for shift in state.schedule.shifts(ShiftQuery(from: problem.window.lowerBound, to: problem.window.upperBound)) where shift.personID != nil {
+            let skill = shift.attributes["skill"]?.stringValue
+            standing[SolveProblem.SlotKey(type: shift.shiftTypeID, skill: skill, date: shift.date), default: 0] += 1
+            if skill != nil { standing[SolveProblem.SlotKey(type: shift.shiftTypeID, skill: nil, date: shift.date), default: 0] += 1 }
+        }
+        var unfilled: [UnfilledSlot] = []
+        for (index, slot) in problem.slots.enumerated() where state.assignment[index] < 0 {
+            let key = SolveProblem.SlotKey(type: slot.shift.shiftTypeID, skill: slot.skill, date: slot.date)
+            switch slot.origin {
+            case .open: break
+            case .demand, .assigned:
+                // Empty slots beyond the minimum are the search's choice, not a shortfall.
+                guard (standing[key] ?? 0) + filled[key, default: 0] < minimum[key] ?? 0 else { continue }
+                filled[key, default: 0] += 1
+            }
+            var ranked: [(score: SolveScore, person: Int, rules: [String])] = []
+            for person in problem.people.indices {
+                let candidate = try evaluator.evaluate(state, [(index, person)], keepFindings: true)
+                let before = try evaluator.validator.evaluate(
+                    state.schedule, people: candidate.people.map { problem.people[$0] }, days: candidate.days.map { problem.days[$0] },
+                    rest: evaluator.hasRest)
+                let found = before.people.flatMap { $0 } + before.days.flatMap { $0 } + (before.rest ?? [])
+                let added = Self.objections(candidate.findings).subtracting(Self.objections(found))
+                ranked.append((candidate.score, person, Set(added.map(\.rule)).sorted()))
+            }
+            ranked.sort { ($0.score, $0.person) < ($1.score, $1.person) }
+            unfilled.append(UnfilledSlot(slot: slot, candidates: ranked.prefix(3).map { (problem.people[$0.person], $0.rules) }))
+        }
+        return unfilled
+    }
+
+    /// Errors and warnings as (rule, how many of that rule so far): a rule that finds one more
+    /// after a change shows up as a new pair.
+    private static func objections(_ findings: [Violation]) -> Set<Objection> {
+        var seen: [String: Int] = [:]
+        var set: Set<Objection> = []
+        for finding in findings where finding.severity != .penalty {
+            seen[finding.ruleID, default: 0] += 1
+            set.insert(Objection(rule: finding.ruleID, number: seen[finding.ruleID]!))
+        }
+        return set
+    }
+
+    private struct Objection: Hashable {
+        let rule: String
+        let number: Int
+    }
+}
+
+/// One search of a solve: its Lua state, its roster, its late acceptance list and its seed.
+final class Worker {
+    let evaluator: Evaluator
+    var state: SearchState
+    var best: SearchState
+    var random: SeededGenerator
+    var history: [SolveScore]
+    var step = 0
+    var moves = 0
+
+    init(_ evaluator: Evaluator, _ state: SearchState, seed: UInt64, history: Int) {
+        self.evaluator = evaluator
+        self.state = state
+        best = state
+        random = SeededGenerator(seed: seed)
+        self.history = [SolveScore](repeating: state.score, count: max(1, history))
+    }
+
+    func restart(from state: SearchState) {
+        self.state = state
+        best = state
+        history = [SolveScore](repeating: state.score, count: history.count)
+    }
+
+    /// Late acceptance: a move is kept when it is no worse than the roster now or than the one
+    /// `history.count` steps ago.
+    func search(moves count: Int, generator: MoveGenerator, shouldStop: () -> Bool) throws {
+        for _ in 0..<count {
+            if shouldStop() { return }
+            let occupancy = state.occupancy
+            let people = evaluator.problem.days.count
+            guard let changes = generator.next(state, &random, occupancy: { occupancy[$0 * people + $1] ?? [] }) else { continue }
+            let candidate = try evaluator.evaluate(state, changes)
+            moves += 1
+            let slot = step % history.count
+            step += 1
+            if candidate.score <= state.score || candidate.score <= history[slot] {
+                evaluator.commit(candidate, to: &state)
+                if state.score < best.score { best = state }
+            }
+            history[slot] = state.score
+        }
+    }
+}
+
+/// The workers of a solve, handed to the threads of one round.
+///
+/// `@unchecked Sendable`: during `concurrentPerform` each worker is used only by the iteration
+/// with its index, and between rounds only by the solving thread, so no worker is ever touched by
+/// two threads at once.
+final class WorkerList: @unchecked Sendable {
+    let workers: [Worker]
+    init(_ workers: [Worker]) { self.workers = workers }
+}

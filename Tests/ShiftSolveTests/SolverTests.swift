@@ -1,0 +1,162 @@
+import Foundation
+import ShiftCore
+import ShiftRules
+import Testing
+@testable import ShiftSolve
+
+@Suite struct SolverTests {
+    /// The score the search ends with is the one `validate --score` gives the roster it made.
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func finalScoreIsValidatesScore(seed: UInt64) throws {
+        let ward = try RandomWard(seed: seed)
+        let rules = try engine()
+        let result = try solve(ward.schedule, window: ward.window, engine: rules, seed: seed, moves: 1_500)
+        let summary = ScoreSummary(try rules.validate(result.schedule), rules: rules.rules)
+        #expect(result.score.hard == summary.hardViolations)
+        #expect(result.score.warnings == summary.warnings)
+        #expect(abs(result.score.penalty - summary.softPenalty) < 1e-6)
+        let before = ScoreSummary(try rules.validate(result.problem.schedule), rules: rules.rules)
+        #expect(result.initialScore.hard == before.hardViolations)
+        #expect(result.initialScore.warnings == before.warnings)
+        #expect(abs(result.initialScore.penalty - before.softPenalty) < 1e-6)
+        #expect(result.score <= result.initialScore)
+    }
+
+    /// Scoped evaluation (person phases of the people touched, day phases of the days touched)
+    /// against a whole validation after every move of a search.
+    @Test func everyMoveIsScoredAsAWholeValidationWouldScoreIt() throws {
+        let ward = try RandomWard(seed: 11)
+        let rules = try engine()
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, recordPeriod: true, seed: 3)
+        let evaluator = try Evaluator(engine: rules, problem: problem, changePenalty: 0)
+        var (state, _) = try evaluator.initialState()
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: 9)
+        var checked = 0
+        while checked < 60 {
+            let occupancy = state.occupancy
+            guard let changes = generator.next(state, &random, occupancy: { occupancy[$0 * problem.days.count + $1] ?? [] }) else { continue }
+            let candidate = try evaluator.evaluate(state, changes)
+            evaluator.commit(candidate, to: &state)
+            let whole = ScoreSummary(try rules.validate(state.schedule))
+            #expect(state.score.hard == whole.hardViolations)
+            #expect(state.score.warnings == whole.warnings)
+            #expect(abs(state.score.penalty - whole.softPenalty) < 1e-6)
+            checked += 1
+        }
+    }
+
+    @Test func assignedShiftsStayAsTheyAreWithoutReplan() throws {
+        let ward = try RandomWard(seed: 7)
+        let result = try solve(ward.schedule, window: ward.window, engine: try engine())
+        let assigned = ward.schedule.shifts().filter { $0.personID != nil }
+        #expect(!assigned.isEmpty)
+        for shift in assigned {
+            #expect(result.schedule.shift(shift.id) == shift)
+        }
+        #expect(!result.problem.slots.contains { $0.origin == .assigned })
+    }
+
+    /// Re-planning after a sick call: with a change penalty above what a change saves, nothing
+    /// moves; without one, the search moves the shift that costs a penalty.
+    @Test func changePenaltyKeepsTheScheduleAsItWas() throws {
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let ann = Person(id: PersonID(uuid(2)), displayName: "Ann")
+        let ben = Person(id: PersonID(uuid(3)), displayName: "Ben")
+        let shift = ScheduledShift(id: ShiftID(uuid(4)), shiftTypeID: day.id, date: date("2026-03-03"), personID: ann.id)
+        let undesired = Availability(id: AvailabilityID(uuid(5)), personID: ann.id, from: date("2026-03-03"), kind: .undesired, weight: 3)
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: [ann, ben],
+                                    shifts: [shift], availability: [undesired])
+        let window = date("2026-03-02")...date("2026-03-08")
+        let rules = try engine()
+
+        let costly = try solve(schedule, window: window, engine: rules, replan: true, changePenalty: 5)
+        #expect(costly.schedule.shift(shift.id)?.personID == ann.id)
+        #expect(costly.score.penalty == 3)
+        #expect(costly.score.changePenalty == 0)
+
+        let cheap = try solve(schedule, window: window, engine: rules, replan: true, changePenalty: 1)
+        #expect(cheap.schedule.shift(shift.id)?.personID == ben.id)
+        #expect(cheap.score.penalty == 0)
+        #expect(cheap.score.changePenalty == 1)
+    }
+
+    @Test func theSameSeedGivesTheSameRoster() throws {
+        let ward = try RandomWard(seed: 21, people: 9)
+        let rules = try engine()
+        let first = try solve(ward.schedule, window: ward.window, engine: rules, seed: 42, workers: 2, moves: 2_000)
+        let second = try solve(ward.schedule, window: ward.window, engine: rules, seed: 42, workers: 2, moves: 2_000)
+        #expect(first.assignment == second.assignment)
+        #expect(first.score == second.score)
+        #expect(first.problem.slots.map(\.shift.id) == second.problem.slots.map(\.shift.id))
+    }
+
+    /// Three people for a demand of four a day with one shift each a day: one slot a day stays
+    /// empty, and the reason names the rule that refuses the candidates.
+    @Test func unfilledDemandIsListedWithTheRulesThatRefuseItsCandidates() throws {
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let people = (0..<3).map { Person(id: PersonID(uuid(10 + $0)), displayName: ["Ann", "Ben", "Cleo"][$0]) }
+        let demand = Demand(id: DemandID(uuid(20)), day: .date(date("2026-03-03")), shiftTypeID: day.id, minimum: 4, optimal: 4)
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: people, demand: [demand])
+        let result = try solve(schedule, window: date("2026-03-03")...date("2026-03-03"), engine: try engine())
+        #expect(result.problem.slots.count == 4)
+        #expect(result.assignment.compactMap { $0 }.count == 3)
+        #expect(result.unfilled.count == 1)
+        let refusing = Set(result.unfilled[0].candidates.flatMap(\.rules))
+        #expect(refusing.contains("no_double_booking") || refusing.contains("one_shift_per_day"))
+        #expect(result.unfilled[0].candidates.count == 3)
+    }
+
+    @Test func aProblemWithoutSlotsSaysSo() throws {
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day],
+                                    people: [Person(id: PersonID(uuid(2)), displayName: "Ann")])
+        let result = try solve(schedule, window: date("2026-03-02")...date("2026-03-08"), engine: try engine())
+        #expect(result.stop == .nothingToSolve)
+        #expect(result.problem.slots.isEmpty)
+    }
+
+    /// Open shifts are filled before anything else is weighed; new shifts carry the demand's skill.
+    @Test func openShiftsGetPeopleAndNewShiftsCarryTheSkill() throws {
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let ann = Person(id: PersonID(uuid(2)), displayName: "Ann", attributes: ["skills": .list([.string("nurse")])])
+        let ben = Person(id: PersonID(uuid(3)), displayName: "Ben")
+        let open = ScheduledShift(id: ShiftID(uuid(4)), shiftTypeID: day.id, date: date("2026-03-02"))
+        let demand = Demand(id: DemandID(uuid(5)), day: .date(date("2026-03-03")), shiftTypeID: day.id, skill: "nurse", minimum: 1, optimal: 1)
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: [ann, ben],
+                                    shifts: [open], demand: [demand])
+        let result = try solve(schedule, window: date("2026-03-02")...date("2026-03-03"), engine: try engine())
+        #expect(result.schedule.shift(open.id)?.personID != nil)
+        let made = result.schedule.shifts(.on(date("2026-03-03")))
+        #expect(made.count == 1)
+        #expect(made.first?.attributes["skill"] == .string("nurse"))
+        #expect(result.score.isPerfect)
+        #expect(result.stop == .optimal)
+    }
+
+    /// A rule that fails in the middle of the search stops it with the rule's file and line.
+    @Test func aRuleThatFailsMidSearchStopsTheSolveNamingItsLine() throws {
+        let folder = try RuleFolder(["bad.lua": """
+            return rule {
+              id = "bad",
+              summary = "Fails once Ann works a Tuesday.",
+              validate_person = function(person, shifts, schedule, report)
+                for i = 1, shifts.n do
+                  if person.name == "Ann" and cal.weekday(shifts.dates[i]) == 2 then
+                    error("no Tuesdays for Ann")
+                  end
+                end
+              end,
+            }
+            """])
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let ann = Person(id: PersonID(uuid(2)), displayName: "Ann")
+        let open = ScheduledShift(id: ShiftID(uuid(4)), shiftTypeID: day.id, date: date("2026-03-03"))
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: [ann], shifts: [open])
+        #expect {
+            try solve(schedule, window: date("2026-03-02")...date("2026-03-08"), engine: try engine([folder.path]))
+        } throws: { error in
+            "\(error)".contains("bad.lua:7") && "\(error)".contains("no Tuesdays for Ann")
+        }
+    }
+}
