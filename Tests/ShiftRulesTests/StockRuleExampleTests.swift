@@ -15,8 +15,9 @@ import ShiftCore
     @Test func theStockRulesLoad() throws {
         let engine = try World().engine()
         #expect(engine.rules.map(\.id) == [
-            "location_in_use", "max_consecutive_days", "max_hours_per_week", "meets_demand", "min_rest_between_shifts",
-            "no_double_booking", "one_shift_per_day", "person_in_use", "respects_availability", "shift_type_in_use",
+            "balanced_workload", "desired_days", "location_in_use", "max_consecutive_days", "max_hours_per_week", "meets_demand",
+            "min_rest_between_shifts", "no_double_booking", "one_shift_per_day", "person_in_use", "required_skill",
+            "respects_availability", "shift_type_in_use",
         ])
         #expect(engine.rules.allSatisfy { $0.exampleCount >= 2 }, "every stock rule has passing and failing examples")
         #expect(Self.results.count == engine.rules.reduce(0) { $0 + $1.exampleCount })
