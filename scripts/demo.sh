@@ -99,6 +99,13 @@ run 1 rotate panama --team A=Alice,Dave --team B=Bob,Erin --team C=Carol,Frank -
 step "Starting the rotation the week after fits: 112 shifts, checked by every rule"
 run 0 rotate panama --team A=Alice,Dave --team B=Bob,Erin --team C=Carol,Frank --team D=Grace,Heidi --from 2026-03-09 --to 2026-04-05
 
+step "Staffing demand for May, and a roster made by solve with the rules as its only model"
+for day in monday tuesday wednesday thursday friday saturday sunday; do
+    run 0 demand add --type D --weekday "$day" --min 2 --optimal 2
+    run 0 demand add --type N --weekday "$day" --min 1 --optimal 1
+done
+run 0 solve --from 2026-05-01 --to 2026-05-31 --time-limit 10
+
 step "Validate the whole schedule (what CI runs)"
 run 0 validate --score
 

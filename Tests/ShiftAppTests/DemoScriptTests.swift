@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `make demo` runs scripts/demo.sh; it must pass with the shiftctl this build made.
+/// `make demo` runs scripts/demo.sh; it must pass with the shiftctl this build made (a roster by
+/// `solve` included).
 @Suite struct DemoScriptTests {
     @Test func theDemoTourExitsZeroAndShowsTheRejection() throws {
         let sandbox = try Sandbox()
@@ -22,6 +23,8 @@ import Testing
         #expect(text.contains("=== Try to double-book Alice"))
         #expect(text.contains("no_double_booking"))
         #expect(text.contains("(exit status 1, as expected)"))
+        #expect(text.contains("=== Staffing demand for May, and a roster made by solve"))
+        #expect(text.contains("solved 2026-05-01 to 2026-05-31"))
         #expect(text.contains("demo finished: everything behaved as expected"))
     }
 }
