@@ -124,3 +124,43 @@ extension App {
         return path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path
     }
 }
+
+/// What `inrc2 export` wrote.
+public struct INRC2ExportOutput: Encodable, Sendable {
+    public struct File: Encodable, Sendable {
+        public let path: String
+        public let assignments: Int
+    }
+    public let folder: String
+    public let files: [File]
+}
+
+extension App {
+    /// Writes the store's roster as one INRC-II solution file per week into `folder` (created if
+    /// needed), in the format the official validator and `scripts/inrc2_reference.py` read.
+    public func exportINRC2(to folder: String) throws -> CommandResult {
+        let schedule = try load().materialized()
+        let export: INRC2.Export
+        do { export = try INRC2.Export(schedule) } catch {
+            throw AppError.invalidValue(option: "--store", message: error.description)
+        }
+        let path = environment.absolute(folder)
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw AppError.fileError(path: folder, reason: "cannot create the folder: \(error.localizedDescription)")
+        }
+        var written: [INRC2ExportOutput.File] = []
+        for file in export.files {
+            let target = (path as NSString).appendingPathComponent(file.name)
+            do {
+                try Data(file.text.utf8).write(to: URL(fileURLWithPath: target), options: .atomic)
+            } catch {
+                throw AppError.fileError(path: display(target), reason: "cannot write: \(error.localizedDescription)")
+            }
+            written.append(.init(path: display(target), assignments: file.assignments))
+        }
+        let text = written.map { "wrote \($0.path) (\($0.assignments) assignments)\n" }.joined()
+        return CommandResult(text: text, json: INRC2ExportOutput(folder: display(path), files: written))
+    }
+}

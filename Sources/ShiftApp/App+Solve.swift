@@ -53,10 +53,12 @@ public struct SolveOutput: Encodable, Sendable {
     public let slowRules: [String]
     /// The planning period the plan records (`horizon.first`, `horizon.last`), when it changes it.
     public let horizon: [String]?
+    /// What the funnel's rules refused when the plan was to be written (then nothing was).
+    public var refused: [ViolationOutput] = []
 
     enum CodingKeys: String, CodingKey {
         case dryRun, written, from, to, stop, seconds, moves, movesPerSecond, workers, seed, before, after, changePenalty, added,
-             assigned, reassigned, unassigned, unfilled, slowRules, horizon
+             assigned, reassigned, unassigned, unfilled, slowRules, horizon, refused
     }
 }
 
@@ -126,15 +128,23 @@ extension App {
         let after = ScoreSummary(try engine.validate(solved.schedule), rules: engine.rules)
         let plan = mutations(solved, reason: request.reason ?? "shiftctl solve")
         var written = false
+        var refused: [Violation] = []
         var finalSchedule = solved.schedule
         if !request.dryRun, !plan.isEmpty {
-            let (_, committed) = try await workspace.apply(.batch(plan))
-            finalSchedule = committed
-            written = true
+            do {
+                let (_, committed) = try await workspace.apply(.batch(plan))
+                finalSchedule = committed
+                written = true
+            } catch let rejection as RejectedChange {
+                // The best roster still breaks a rule the funnel enforces: show it, write nothing.
+                refused = rejection.violations
+            }
         }
-        let result = output(solved, request, before: before, after: after, written: written, schedule: finalSchedule, engine: engine)
-        let status: ExitStatus = after.hardViolations > 0 || !solved.unfilled.isEmpty ? .violations : .ok
-        return CommandResult(text: text(result, solved, schedule: finalSchedule), json: result, status: status)
+        var result = output(solved, request, before: before, after: after, written: written, schedule: finalSchedule, engine: engine)
+        result.refused = refused.map { ViolationOutput($0, schedule: solved.schedule) }
+        let status: ExitStatus = after.hardViolations > 0 || !solved.unfilled.isEmpty || !refused.isEmpty ? .violations : .ok
+        return CommandResult(text: text(result, solved, schedule: finalSchedule), json: result, status: status,
+                             note: refused.isEmpty ? nil : "the rules refused the roster (\(refused.count) violation\(refused.count == 1 ? "" : "s")); nothing was written")
     }
 
     /// `--from`/`--to`, else the store's planning period (`horizon.first`, `horizon.last`).
@@ -250,6 +260,13 @@ extension App {
         }
         if result.written {
             text += "written: one batch of \(result.added.count + result.assigned.count + result.reassigned.count + result.unassigned.count) changes\n"
+        } else if !result.refused.isEmpty {
+            var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
+            for item in result.refused {
+                table.add(item.date ?? "-", item.person ?? "-", item.type ?? "-", item.severity, item.rule, item.message)
+            }
+            text += "\nnot written: the rules refuse the best roster found; give the search more time (--time-limit) "
+                + "or look at what stands in its way:\n" + table.rendered
         } else if !result.dryRun {
             text += "nothing to write: the schedule is already the best roster found\n"
         }

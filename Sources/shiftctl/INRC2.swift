@@ -5,8 +5,8 @@ extension Shiftctl {
     struct INRC2Command: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "inrc2",
-            abstract: "Load nurse rostering competition (INRC-II) instances and solutions into a store.",
-            subcommands: [Import.self])
+            abstract: "Load nurse rostering competition (INRC-II) instances and solutions, and export solutions.",
+            subcommands: [Import.self, Export.self])
     }
 }
 
@@ -43,6 +43,25 @@ extension Shiftctl.INRC2Command {
                 }
                 return try await app.importINRC2(instance: instance, solution: solution, history: history, weeks: parsedWeeks, start: start)
             }
+        }
+    }
+}
+
+extension Shiftctl.INRC2Command {
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the store's roster as INRC-II solution files, one per week.",
+            discussion: """
+                For a store made by `shiftctl inrc2 import`: writes Sol-<inst>-<wd>-<k>.txt for each week k of the \
+                horizon into FOLDER (created if needed), the format the competition's validator reads. Each shift \
+                needs its `skill` attribute (solve gives it to the shifts it makes for demand).
+                """)
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Argument(help: "The folder to write the solution files into.") var folder: String
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try $0.exportINRC2(to: folder) }
         }
     }
 }

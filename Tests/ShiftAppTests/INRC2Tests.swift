@@ -89,6 +89,58 @@ import Testing
         }
     }
 
+    /// INRC-II end to end: import a solution, re-plan it with solve (from a feasible roster, so
+    /// the search never leaves feasibility and its plan is written), export one solution file per
+    /// week, and score the files with the independent scorer: every category is what
+    /// `validate --score` and the solve itself said.
+    @Test func aSolvedProblemExportsSolutionFilesTheScorerReadsAlike() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let imported = try sandbox.run("--store", "p.json", "inrc2", "import", Self.data + "/n005w4", "--solution",
+                                       Self.data + "/n005w4/Solution_H_0-WD_1-2-3-3")
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let solved = try sandbox.run("--store", "p.json", "solve", "--replan", "--moves", "400", "--workers", "1", "--quiet", "--format", "json")
+        try #require(solved.status == 0 || solved.status == 1, "\(solved.stderr)")
+        let plan = try json(solved.stdout)
+        let after = try #require(plan["after"] as? [String: Any])
+        let before = try #require(plan["before"] as? [String: Any])
+        #expect(before["softPenalty"] as? Double == 1695)
+        #expect(try #require(after["softPenalty"] as? Double) < 1695)
+        #expect(plan["written"] as? Bool == true)
+        let exported = try sandbox.run("--store", "p.json", "inrc2", "export", "out", "--format", "json")
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let files = try #require(try json(exported.stdout)["files"] as? [[String: Any]]).compactMap { $0["path"] as? String }
+        #expect(files == ["out/Sol-n005w4-1-0.txt", "out/Sol-n005w4-2-1.txt", "out/Sol-n005w4-3-2.txt", "out/Sol-n005w4-3-3.txt"])
+
+        let instance = Self.data + "/n005w4"
+        let reference = try Self.python([
+            CLI.repositoryRoot + "/scripts/inrc2_reference.py", "--scenario", instance + "/Sc-n005w4.txt",
+            "--history", instance + "/H0-n005w4-0.txt", "--weeks"] + ["1", "2", "3", "3"].map { instance + "/WD-n005w4-\($0).txt" }
+            + ["--solutions"] + files.map { sandbox.path + "/" + $0 })
+        try #require(reference.status == 0, "\(reference.stderr)")
+        let expected = try json(reference.stdout)
+        let hard = try #require(expected["hard"] as? [String: Int])
+        let soft = try #require(expected["soft"] as? [String: Int])
+        let validated = try #require(try json(try sandbox.run("--store", "p.json", "validate", "--score", "--format", "json").stdout)["score"] as? [String: Any])
+        for category in Self.categories {
+            let key = String(category.rule.dropFirst("inrc2_".count).prefix(2)).uppercased()
+            let ours = try Self.byRule(validated, category.rule)
+            #expect((category.hard ? ours.count : ours.penalty) == (category.hard ? hard[key] : soft[key]), "\(key)")
+        }
+        #expect(Int(try #require(validated["softPenalty"] as? Double)) == expected["total"] as? Int)
+        #expect(after["softPenalty"] as? Double == validated["softPenalty"] as? Double)
+        #expect(after["hardViolations"] as? Int == validated["hardViolations"] as? Int)
+    }
+
+    @Test func exportNeedsAStoreMadeByTheImport() throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        let result = try sandbox.run("inrc2", "export", "out")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("was not made by `shiftctl inrc2 import`"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/out"))
+    }
+
     /// Runs `python3` (from the PATH) with arguments.
     static func python(_ arguments: [String]) throws -> CLIResult {
         let process = Process()

@@ -120,3 +120,32 @@ import Testing
         #expect(sandbox.bytes() == before)
     }
 }
+
+extension SolveEndToEndTests {
+    /// A rule that guards edits but finds nothing in `validate` (a frozen schedule): the solve's
+    /// plan scores clean, the funnel refuses it, and it is shown and not written.
+    @Test func aRosterTheRulesRefuseIsShownAndNotWritten() throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        #expect(try sandbox.run("schedule", "add", "--type", "N", "--date", "2026-03-02").status == 0)
+        try sandbox.write("""
+            return rule {
+              id = "frozen",
+              summary = "Shifts may not be edited any more.",
+              on = { "shift" },
+              check = function(change, schedule, report)
+                if not change.validating then report{ message = "the schedule is frozen", shift = change.after or change.before } end
+              end,
+            }
+            """, to: "rules/frozen.lua")
+        let before = sandbox.bytes()
+        let result = try sandbox.run("solve", "--from", "2026-03-02", "--to", "2026-03-03", "--moves", "300", "--quiet", "--format", "json")
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let output = try json(result.stdout)
+        #expect(output["written"] as? Bool == false)
+        #expect((output["refused"] as? [[String: Any]])?.first?["rule"] as? String == "frozen")
+        #expect((output["slowRules"] as? [String]) == ["balanced_workload", "frozen"])
+        #expect(result.stderr == "shiftctl: the rules refused the roster (1 violation); nothing was written\n", "\(result.stderr)")
+        #expect(sandbox.bytes() == before)
+    }
+}
