@@ -11,7 +11,7 @@ local function staffed(schedule, date, entry)
   local count = 0
   for _, shift in ipairs(schedule:shifts{ date = date, type = entry.type }) do
     if shift.person ~= nil then
-      local skill = shift.attributes.skill
+      local skill = shift:attribute("skill")
       if entry.skill == nil or skill == entry.skill or (skill == nil and util.has_skill(shift.person, entry.skill)) then
         count = count + 1
       end

@@ -34,6 +34,8 @@ struct MoveGenerator {
     }
 
     func next(_ state: SearchState, _ random: inout SeededGenerator, occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
+        // Half the time while the rules still find errors, the move starts where they find them.
+        if state.total.hard > 0, random.chance(0.5), let move = repair(state, &random, occupancy) { return move }
         let roll = random.below(100)
         let kind: Kind = roll < 30 ? .reassign : roll < 55 ? .exchange : roll < 85 ? .swapDays : .block
         switch kind {
@@ -42,6 +44,41 @@ struct MoveGenerator {
         case .swapDays: return swapDays(state, &random, occupancy)
         case .block: return block(state, &random, occupancy)
         }
+    }
+
+    /// A move around an error: on a day whose day phases find one, a free slot of that day gets
+    /// someone (or a held one changes hands); for a person whose person phases find one, one of
+    /// their slots goes to someone else or to nobody, or a run of their days is swapped.
+    private func repair(
+        _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
+    ) -> [(slot: Int, person: Int)]? {
+        let days = state.dayParts.indices.filter { state.dayParts[$0].hard > 0 }
+        let people = state.personParts.indices.filter { state.personParts[$0].hard > 0 }
+        guard !days.isEmpty || !people.isEmpty else { return nil }
+        if !days.isEmpty, people.isEmpty || random.chance(0.5) {
+            let slots = slotsByDay[days[random.below(days.count)]]
+            guard !slots.isEmpty else { return nil }
+            let free = slots.filter { state.assignment[$0] < 0 }
+            let slot = free.isEmpty ? slots[random.below(slots.count)] : free[random.below(free.count)]
+            let person = random.below(peopleCount)
+            return person == state.assignment[slot] ? nil : [(slot, person)]
+        }
+        let person = people[random.below(people.count)]
+        let held = (0..<dayCount).flatMap { occupancy(person, $0) }
+        if !held.isEmpty, random.chance(0.6) {
+            let slot = held[random.below(held.count)]
+            let other = random.chance(0.2) ? -1 : random.below(peopleCount)
+            return other == person ? nil : [(slot, other)]
+        }
+        guard peopleCount > 1, let run = run(&random, shortest: 1) else { return nil }
+        var other = random.below(peopleCount - 1)
+        if other >= person { other += 1 }
+        var changes: [(slot: Int, person: Int)] = []
+        for day in run {
+            for slot in occupancy(person, day) { changes.append((slot, other)) }
+            for slot in occupancy(other, day) { changes.append((slot, person)) }
+        }
+        return changes.isEmpty ? nil : changes
     }
 
     private func reassign(_ state: SearchState, _ random: inout SeededGenerator) -> [(slot: Int, person: Int)]? {

@@ -1,7 +1,9 @@
 -- INRC-II H2, under-staffing (hard): on every day, for every shift type and skill, at least the
 -- minimum number of nurses is assigned with that skill. Each missing nurse is one violation.
--- A whole-roster check: it runs in `shiftctl validate` (a roster being built is short by nature).
--- Demand entries are the requirements; a shift covers the skill in its `skill` attribute.
+-- A whole-roster check, not run on each edit (a roster being built is short by nature): its day
+-- phase (`validate_day`) checks one date's demand, for each day of the horizon, in
+-- `shiftctl validate` and after each move of `shiftctl solve`; dates outside the horizon report
+-- nothing. Demand entries are the requirements; a shift covers the skill in its `skill` attribute.
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -9,15 +11,16 @@ return rule {
   summary = "INRC-II H2: every shift type and skill has its minimum number of nurses.",
   severity = "error",
 
-  validate = function(schedule, report)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    for _, entry in ipairs(inrc2.demand(schedule, horizon)) do
-      local have = inrc2.staffed(schedule, entry.date, entry.type, entry.skill)
-      for missing = 1, entry.minimum - have do
-        report{ message = ("%s: %d assigned, minimum %d (missing nurse %d of %d)")
-                  :format(inrc2.slot(entry), have, entry.minimum, missing, entry.minimum - have),
-                date = entry.date }
+  validate_day = function(date, schedule, report)
+    local entries, open = inrc2.demand_on(schedule, date)
+    for _, entry in ipairs(entries) do
+      if entry.minimum > 0 then
+        local have = inrc2.staffed(schedule, date, entry.type, entry.skill, open)
+        for missing = 1, entry.minimum - have do
+          report{ message = ("%s: %d assigned, minimum %d (missing nurse %d of %d)")
+                    :format(inrc2.slot(entry), have, entry.minimum, missing, entry.minimum - have),
+                  date = date }
+        end
       end
     end
   end,
@@ -38,5 +41,18 @@ return rule {
                 shifts = { { type = "Early", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } } },
                 demand = { { type = "Early", date = "2024-01-01", skill = "Nurse", min = 1, optimal = 2 } } },
       expect = "pass" },
+    { name = "an open shift does not count", validate = true,
+      given = { types = { Early = "all-day" }, people = { "Sara" },
+                shifts = { { type = "Early", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } },
+                           { type = "Early", date = "2024-01-01", attributes = { skill = "Nurse" } } },
+                demand = { { type = "Early", date = "2024-01-01", skill = "Nurse", min = 2, optimal = 2 } } },
+      expect = "error", count = 1, message = "Early Nurse: 1 assigned, minimum 2 (missing nurse 1 of 1)" },
+    { name = "each day of the horizon is checked, days outside it are not", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = "all-day" }, people = { "Sara" },
+                demand = { { type = "Early", date = "2024-01-03", skill = "Nurse", min = 1, optimal = 1 },
+                           { type = "Early", date = "2024-01-08", skill = "Nurse", min = 2, optimal = 2 },
+                           { type = "Early", weekday = "monday", min = 1, optimal = 1 } } },
+      expect = "error", count = 2, message = "Early: 0 assigned, minimum 1" },
   },
 }

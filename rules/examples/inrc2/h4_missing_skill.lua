@@ -1,5 +1,23 @@
 -- INRC-II H4, missing required skill (hard): a shift's `skill` attribute (the skill the nurse
 -- covers) must be one of the person's `skills`. Shifts without a skill are not checked.
+-- Checked on every change of a shift or a person (`check`). In `shiftctl validate` and
+-- `shiftctl solve` the person phase (`validate_person`) reports instead what the check reports
+-- for each of the person's shifts.
+
+--- The check's finding for shift `s`: one when it covers a skill its person lacks.
+local function check_shift(s, report)
+  if s.person == nil then return end
+  local skill = s.attributes.skill
+  if skill == nil then return end
+  local skills = s.person.attributes.skills
+  if type(skills) == "string" then skills = { skills } end
+  for _, have in ipairs(skills or {}) do
+    if have == skill then return end
+  end
+  report{ message = ("%s covers %s on %s without the skill (has %s)")
+            :format(s.person.name, skill, s.date, table.concat(skills or {}, ", ")), shift = s }
+end
+
 return rule {
   id = "inrc2_h4_missing_skill",
   summary = "INRC-II H4: a nurse only covers a skill she has.",
@@ -7,24 +25,34 @@ return rule {
   on = { "shift", "person" },
 
   check = function(change, schedule, report)
-    local function check_shift(s)
-      if s.person == nil then return end
-      local skill = s.attributes.skill
-      if skill == nil then return end
-      local skills = s.person.attributes.skills
-      if type(skills) == "string" then skills = { skills } end
-      for _, have in ipairs(skills or {}) do
-        if have == skill then return end
-      end
-      report{ message = ("%s covers %s on %s without the skill (has %s)")
-                :format(s.person.name, skill, s.date, table.concat(skills or {}, ", ")), shift = s }
-    end
     if change.entity == "shift" then
-      if change.after ~= nil then check_shift(change.after) end
+      if change.after ~= nil then check_shift(change.after, report) end
     elseif change.after ~= nil and change.action == "updated" then
       -- A person losing a skill: every shift of theirs that covers it.
-      for _, s in ipairs(schedule:shifts{ person = change.after }) do check_shift(s) end
+      for _, s in ipairs(schedule:shifts{ person = change.after }) do check_shift(s, report) end
     end
+  end,
+
+  -- When every shift of the person covers one of her skills (one count per skill she has), there
+  -- is nothing to report; otherwise each shift is checked as the check does.
+  validate_person = function(person, shifts, schedule, report)
+    local n = shifts.n
+    if n == 0 then return end
+    local skills = person:attribute("skills")
+    if type(skills) == "string" then skills = { skills } end
+    if type(skills) == "table" then
+      local covered, seen = 0, {}
+      for _, skill in ipairs(skills) do
+        local kind = type(skill)
+        if kind ~= "string" and kind ~= "number" and kind ~= "boolean" then covered = -1; break end
+        if not seen[skill] then
+          seen[skill] = true
+          covered = covered + schedule:count{ person = person, attributes = { skill = skill } }
+        end
+      end
+      if covered == n then return end
+    end
+    for i = 1, n do check_shift(shifts[i], report) end
   end,
 
   examples = {
@@ -35,6 +63,22 @@ return rule {
     { name = "covering one of her skills is fine",
       given = { types = { Early = "all-day" }, people = { { name = "Sara", attributes = { skills = { "HeadNurse", "Nurse" } } } } },
       add = { type = "Early", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } },
+      expect = "pass" },
+    { name = "validate reports each shift covering a missing skill", validate = true,
+      given = { types = { Early = "all-day", Late = "all-day" },
+                people = { { name = "Sara", attributes = { skills = { "Nurse", "Trainee" } } }, { name = "Ines", attributes = { skills = "HeadNurse" } } },
+                shifts = { { type = "Early", date = "2024-01-01", person = "Sara", attributes = { skill = "HeadNurse" } },
+                           { type = "Late", date = "2024-01-02", person = "Sara", attributes = { skill = "Nurse" } },
+                           { type = "Late", date = "2024-01-03", person = "Sara" },
+                           { type = "Early", date = "2024-01-01", person = "Ines", attributes = { skill = "HeadNurse" } },
+                           { type = "Early", date = "2024-01-02", person = "Ines", attributes = { skill = "Nurse" } } } },
+      expect = "error", count = 2, message = "Sara covers HeadNurse on 2024-01-01 without the skill (has Nurse, Trainee)" },
+    { name = "validate passes shifts within the nurses' skills", validate = true,
+      given = { types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { skills = { "Nurse", "HeadNurse" } } }, { name = "Ines", attributes = { skills = "Nurse" } } },
+                shifts = { { type = "Early", date = "2024-01-01", person = "Sara", attributes = { skill = "HeadNurse" } },
+                           { type = "Early", date = "2024-01-02", person = "Sara", attributes = { skill = "Nurse" } },
+                           { type = "Early", date = "2024-01-01", person = "Ines", attributes = { skill = "Nurse" } } } },
       expect = "pass" },
   },
 }

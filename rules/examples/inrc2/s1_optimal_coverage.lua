@@ -1,5 +1,7 @@
 -- INRC-II S1, insufficient staffing for optimal coverage (soft): each nurse missing from the
--- optimal number of a (day, shift type, skill) costs `weight` (30). Runs in `shiftctl validate`.
+-- optimal number of a (day, shift type, skill) costs `weight` (30). A day phase
+-- (`validate_day`): one date's demand, for each day of the horizon, in `shiftctl validate` and
+-- after each move of `shiftctl solve`; dates outside the horizon cost nothing.
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -8,14 +10,15 @@ return rule {
   severity = "penalty",
   params = { weight = 30 },
 
-  validate = function(schedule, report, params)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    for _, entry in ipairs(inrc2.demand(schedule, horizon)) do
-      local have = inrc2.staffed(schedule, entry.date, entry.type, entry.skill)
-      if have < entry.optimal then
-        report{ message = ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), have, entry.optimal),
-                date = entry.date, penalty = (entry.optimal - have) * params.weight }
+  validate_day = function(date, schedule, report, params)
+    local entries, open = inrc2.demand_on(schedule, date)
+    for _, entry in ipairs(entries) do
+      if entry.optimal > 0 then
+        local have = inrc2.staffed(schedule, date, entry.type, entry.skill, open)
+        if have < entry.optimal then
+          report{ message = ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), have, entry.optimal),
+                  date = date, penalty = (entry.optimal - have) * params.weight }
+        end
       end
     end
   end,
@@ -31,5 +34,13 @@ return rule {
                 shifts = { { type = "Late", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } } },
                 demand = { { type = "Late", date = "2024-01-01", skill = "Nurse", min = 0, optimal = 1 } } },
       expect = "pass" },
+    { name = "each day of the horizon costs on its own, days outside it cost nothing", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Late = "all-day" }, people = { "Sara" },
+                shifts = { { type = "Late", date = "2024-01-02", person = "Sara", attributes = { skill = "Nurse" } } },
+                demand = { { type = "Late", date = "2024-01-02", skill = "Nurse", min = 0, optimal = 2 },
+                           { type = "Late", date = "2024-01-03", skill = "Nurse", min = 0, optimal = 1 },
+                           { type = "Late", date = "2024-01-09", skill = "Nurse", min = 0, optimal = 4 } } },
+      expect = "penalty", count = 2, penalty = 60, message = "Late Nurse: 1 assigned, optimal 2" },
   },
 }

@@ -6,7 +6,9 @@
 --     `max_consecutive_work`, at `work_weight` (30).
 -- Runs continue the history (`history_last_shift` with `history_consecutive_shifts`,
 -- `history_consecutive_work`); a run still going on the horizon's last day is not short; a
--- history run that ends on the first day is charged then. Runs in `shiftctl validate`.
+-- history run that ends on the first day is charged then. A person phase (`validate_person`):
+-- runs in `shiftctl validate` and, for the people a move touches, in `shiftctl solve`; it reads
+-- the runs from the person's timeline (`shifts.days`, `shifts.types`).
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -15,52 +17,68 @@ return rule {
   severity = "penalty",
   params = { shift_weight = 15, work_weight = 30 },
 
-  validate = function(schedule, report, params)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    local bounds = {}
-    for _, t in ipairs(schedule:shift_types()) do
-      local a = t.attributes
-      bounds[t.symbol] = { lo = inrc2.int(a, "min_consecutive"), hi = inrc2.int(a, "max_consecutive") }
+  validate_person = function(person, shifts, schedule, report, params)
+    local span = inrc2.span(schedule)
+    if span == nil then return end
+    local a = person.attributes
+    local last = a.history_last_shift
+    local history_shifts = inrc2.int(a, "history_consecutive_shifts") or 0
+    local history_work = inrc2.int(a, "history_consecutive_work") or 0
+
+    local function charge(cost, weight, what, first)
+      if cost > 0 then
+        report{ message = ("%s: %s"):format(person.name, what), person = person, date = first, penalty = cost * weight }
+      end
     end
-    for _, p in ipairs(schedule:people()) do
-      local a = p.attributes
-      local last = a.history_last_shift
-      local history_shifts = inrc2.int(a, "history_consecutive_shifts") or 0
-      local history_work = inrc2.int(a, "history_consecutive_work") or 0
 
-      local function charge(cost, weight, what, first)
+    -- The bounds of each shift type met, read once per call.
+    local bounds = {}
+    local function bound(symbol)
+      local b = bounds[symbol]
+      if b == nil then
+        local t = schedule:shift_type(symbol)
+        if t == nil then
+          b = false
+        else
+          local ta = t.attributes
+          b = { lo = inrc2.int(ta, "min_consecutive"), hi = inrc2.int(ta, "max_consecutive") }
+        end
+        bounds[symbol] = b
+      end
+      return b or nil
+    end
+
+    -- Runs of one shift type.
+    local days, symbols = inrc2.worked_days(schedule, person, shifts, span, true)
+    local runs = inrc2.runs(days, symbols, span)
+    local first_symbol = runs[1].symbol
+    if type(last) == "string" and last ~= first_symbol and bound(last) ~= nil then
+      local b = bound(last)
+      local cost = inrc2.run_cost(0, history_shifts, b.lo, b.hi, false)
+      if cost > 0 then
+        charge(cost, params.shift_weight,
+               ("%d %s before the horizon, at least %d in a row"):format(history_shifts, last, b.lo or 0), span.first)
+      end
+    end
+    for i, run in ipairs(runs) do
+      local symbol = run.symbol
+      local b = symbol and bound(symbol)
+      if b ~= nil then
+        local before = (i == 1 and symbol == last) and history_shifts or 0
+        local cost = inrc2.run_cost(run.days, before, b.lo, b.hi, run.last == span.hi)
         if cost > 0 then
-          report{ message = ("%s: %s"):format(p.name, what), person = p, date = first, penalty = cost * weight }
+          local first = inrc2.date(span, run.first)
+          charge(cost, params.shift_weight, ("%d %s in a row from %s%s (%s..%s)"):format(run.days + before, symbol, first,
+                 before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-", b.hi or "-"), first)
         end
       end
+    end
 
-      -- Runs of one shift type.
-      local runs = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "type" }
-      local first_symbol = runs[1].type and runs[1].type.symbol
-      if last ~= nil and last ~= first_symbol and bounds[last] ~= nil then
-        local b = bounds[last]
-        charge(inrc2.run_cost(0, history_shifts, b.lo, b.hi, false), params.shift_weight,
-               ("%d %s before the horizon, at least %d in a row"):format(history_shifts, last, b.lo or 0), horizon.first)
-      end
-      for i, run in ipairs(runs) do
-        local symbol = run.type and run.type.symbol
-        local b = symbol and bounds[symbol]
-        if b ~= nil then
-          local before = (i == 1 and symbol == last) and history_shifts or 0
-          local cost = inrc2.run_cost(run.days, before, b.lo, b.hi, run.last == horizon.last)
-          charge(cost, params.shift_weight, ("%d %s in a row from %s%s (%s..%s)"):format(run.days + before, symbol, run.first,
-                 before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-", b.hi or "-"), run.first)
-        end
-      end
-
-      -- Runs of working days.
-      local lo, hi = inrc2.int(a, "min_consecutive_work"), inrc2.int(a, "max_consecutive_work")
-      if lo ~= nil or hi ~= nil then
-        local work = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "work" }
-        inrc2.charge_day_runs(work, true, history_work, lo, hi, horizon, "working day", "working days",
-          function(cost, what, first) charge(cost, params.work_weight, what, first) end)
-      end
+    -- Runs of working days.
+    local lo, hi = inrc2.int(a, "min_consecutive_work"), inrc2.int(a, "max_consecutive_work")
+    if lo ~= nil or hi ~= nil then
+      inrc2.charge_day_runs(inrc2.runs(days, nil, span), true, history_work, lo, hi, span, "working day", "working days",
+        function(cost, what, first) charge(cost, params.work_weight, what, first) end)
     end
   end,
 
@@ -90,5 +108,13 @@ return rule {
                 people = { { name = "Sara", attributes = { min_consecutive_work = 3, max_consecutive_work = 5 } } },
                 shifts = { { "Early", "2024-01-03", "Sara" } } },
       expect = "penalty", penalty = 60 },
+    { name = "a day with two shifts takes the type of the first", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = { time = "06:00-14:00", attributes = { min_consecutive = 2, max_consecutive = 5 } },
+                          Late = { time = "14:00-22:00", attributes = { min_consecutive = 1, max_consecutive = 5 } } },
+                people = { "Sara" },
+                shifts = { { "Early", "2024-01-01", "Sara" }, { "Late", "2024-01-02", "Sara" }, { "Early", "2024-01-02", "Sara" },
+                           { "Early", "2024-01-05", "Sara" } } },
+      expect = "penalty", count = 1, penalty = 15, message = "Sara: 1 Early in a row from 2024-01-05 (2..5)" },
   },
 }

@@ -1,7 +1,9 @@
 -- INRC-II S3, consecutive days off (soft): runs of days off stay within the person's
 -- `min_consecutive_off` and `max_consecutive_off`; each day beyond or short costs `weight` (30).
 -- Runs continue the history (`history_consecutive_off`); a run still going on the horizon's last
--- day is not short. Runs in `shiftctl validate`.
+-- day is not short. A person phase (`validate_person`): runs in `shiftctl validate` and, for the
+-- people a move touches, in `shiftctl solve`; it reads the runs from the person's timeline
+-- (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -10,20 +12,17 @@ return rule {
   severity = "penalty",
   params = { weight = 30 },
 
-  validate = function(schedule, report, params)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    for _, p in ipairs(schedule:people()) do
-      local a = p.attributes
-      local lo, hi = inrc2.int(a, "min_consecutive_off"), inrc2.int(a, "max_consecutive_off")
-      if lo ~= nil or hi ~= nil then
-        local history_off = inrc2.int(a, "history_consecutive_off") or 0
-        local runs = schedule:runs{ person = p, from = horizon.first, to = horizon.last, by = "work" }
-        inrc2.charge_day_runs(runs, false, history_off, lo, hi, horizon, "day off", "days off", function(cost, what, first)
-          report{ message = ("%s: %s"):format(p.name, what), person = p, date = first, penalty = cost * params.weight }
-        end)
-      end
-    end
+  validate_person = function(person, shifts, schedule, report, params)
+    local a = person.attributes
+    local lo, hi = inrc2.int(a, "min_consecutive_off"), inrc2.int(a, "max_consecutive_off")
+    if lo == nil and hi == nil then return end
+    local span = inrc2.span(schedule)
+    if span == nil then return end
+    local history_off = inrc2.int(a, "history_consecutive_off") or 0
+    local runs = inrc2.runs(inrc2.worked_days(schedule, person, shifts, span, false), nil, span)
+    inrc2.charge_day_runs(runs, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, first)
+      report{ message = ("%s: %s"):format(person.name, what), person = person, date = first, penalty = cost * params.weight }
+    end)
   end,
 
   examples = {

@@ -1,6 +1,8 @@
 -- INRC-II S5, complete weekends (soft): a person whose `complete_weekends` attribute is true and
 -- who works exactly one of Saturday and Sunday costs `weight` (30) per such weekend of the
--- horizon. Runs in `shiftctl validate`.
+-- horizon. A person phase (`validate_person`): runs in `shiftctl validate` and, for the people a
+-- move touches, in `shiftctl solve`; it reads the weekends from the person's timeline
+-- (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -9,19 +11,21 @@ return rule {
   severity = "penalty",
   params = { weight = 30 },
 
-  validate = function(schedule, report, params)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    for _, p in ipairs(schedule:people()) do
-      if p.attributes.complete_weekends == true then
-        local _, weekends = inrc2.weekends(schedule, p, horizon)
-        for _, w in ipairs(weekends) do
-          if w.sat ~= w.sun then
-            report{ message = ("%s works only the %s of the weekend of %s"):format(p.name, w.sat and "Saturday" or "Sunday", w.saturday),
-                    person = p, date = w.saturday, penalty = params.weight }
-          end
-        end
-      end
+  validate_person = function(person, shifts, schedule, report, params)
+    if shifts.n == 0 or person:attribute("complete_weekends") ~= true then return end
+    local span = inrc2.span(schedule)
+    if span == nil then return end
+    local count, worked = inrc2.worked_weekends(shifts, span)
+    if count == 0 then return end
+    local saturdays = {}
+    for saturday, days in pairs(worked) do
+      if days ~= 3 then saturdays[#saturdays + 1] = saturday end
+    end
+    table.sort(saturdays)
+    for _, saturday in ipairs(saturdays) do
+      local date = inrc2.date(span, saturday)
+      report{ message = ("%s works only the %s of the weekend of %s"):format(person.name, worked[saturday] == 1 and "Saturday" or "Sunday", date),
+              person = person, date = date, penalty = params.weight }
     end
   end,
 
@@ -36,5 +40,11 @@ return rule {
                 types = { Early = "all-day" }, people = { { name = "Sara", attributes = { complete_weekends = false } } },
                 shifts = { { "Early", "2024-01-06", "Sara" } } },
       expect = "pass" },
+    { name = "each half weekend costs, a weekend cut by the horizon does not", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-07", ["horizon.last"] = "2024-01-27" },
+                types = { Early = "all-day" }, people = { { name = "Sara", attributes = { complete_weekends = true } } },
+                shifts = { { "Early", "2024-01-07", "Sara" }, { "Early", "2024-01-14", "Sara" }, { "Early", "2024-01-20", "Sara" },
+                           { "Early", "2024-01-21", "Sara" }, { "Early", "2024-01-27", "Sara" } } },
+      expect = "penalty", count = 1, penalty = 30, message = "only the Sunday of the weekend of 2024-01-13" },
   },
 }

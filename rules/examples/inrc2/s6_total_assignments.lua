@@ -1,6 +1,8 @@
 -- INRC-II S6, total assignments (soft): over the horizon plus the history's
 -- `history_assignments`, each assignment below the person's `min_assignments` or above their
--- `max_assignments` costs `weight` (20). Runs in `shiftctl validate`.
+-- `max_assignments` costs `weight` (20). A person phase (`validate_person`): runs in
+-- `shiftctl validate` and, for the people a move touches, in `shiftctl solve`; it counts the
+-- shifts of the person's timeline inside the horizon (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -9,23 +11,25 @@ return rule {
   severity = "penalty",
   params = { weight = 20 },
 
-  validate = function(schedule, report, params)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    for _, p in ipairs(schedule:people()) do
-      local a = p.attributes
-      local lo, hi = inrc2.int(a, "min_assignments"), inrc2.int(a, "max_assignments")
-      if lo ~= nil or hi ~= nil then
-        local total = (inrc2.int(a, "history_assignments") or 0)
-                      + schedule:count{ person = p, from = horizon.first, to = horizon.last }
-        if lo ~= nil and total < lo then
-          report{ message = ("%s has %d assignments, at least %d wanted"):format(p.name, total, lo), person = p,
-                  penalty = (lo - total) * params.weight }
-        elseif hi ~= nil and total > hi then
-          report{ message = ("%s has %d assignments, at most %d wanted"):format(p.name, total, hi), person = p,
-                  penalty = (total - hi) * params.weight }
-        end
-      end
+  validate_person = function(person, shifts, schedule, report, params)
+    local a = person.attributes
+    local lo, hi = inrc2.int(a, "min_assignments"), inrc2.int(a, "max_assignments")
+    if lo == nil and hi == nil then return end
+    local span = inrc2.span(schedule)
+    if span == nil then return end
+    local days, first, last = shifts.days, span.lo, span.hi
+    local count = 0
+    for i = 1, shifts.n do
+      local d = days[i]
+      if d >= first and d <= last then count = count + 1 end
+    end
+    local total = (inrc2.int(a, "history_assignments") or 0) + count
+    if lo ~= nil and total < lo then
+      report{ message = ("%s has %d assignments, at least %d wanted"):format(person.name, total, lo), person = person,
+              penalty = (lo - total) * params.weight }
+    elseif hi ~= nil and total > hi then
+      report{ message = ("%s has %d assignments, at most %d wanted"):format(person.name, total, hi), person = person,
+              penalty = (total - hi) * params.weight }
     end
   end,
 
@@ -48,5 +52,12 @@ return rule {
                 people = { { name = "Sara", attributes = { min_assignments = 1, max_assignments = 5 } } },
                 shifts = { { "Early", "2024-01-01", "Sara" } } },
       expect = "pass" },
+    { name = "shifts outside the horizon do not count", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Early = "all-day" },
+                people = { { name = "Sara", attributes = { min_assignments = 0, max_assignments = 1 } } },
+                shifts = { { "Early", "2023-12-31", "Sara" }, { "Early", "2024-01-03", "Sara" }, { "Early", "2024-01-07", "Sara" },
+                           { "Early", "2024-01-08", "Sara" } } },
+      expect = "penalty", count = 1, penalty = 20, message = "Sara has 2 assignments, at most 1 wanted" },
   },
 }

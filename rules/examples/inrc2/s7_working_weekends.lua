@@ -1,6 +1,8 @@
 -- INRC-II S7, total working weekends (soft): a weekend counts as worked when Saturday or Sunday
 -- is; over the horizon plus the history's `history_working_weekends`, each working weekend above
--- the person's `max_working_weekends` costs `weight` (30). Runs in `shiftctl validate`.
+-- the person's `max_working_weekends` costs `weight` (30). A person phase (`validate_person`):
+-- runs in `shiftctl validate` and, for the people a move touches, in `shiftctl solve`; it reads
+-- the weekends from the person's timeline (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -9,19 +11,16 @@ return rule {
   severity = "penalty",
   params = { weight = 30 },
 
-  validate = function(schedule, report, params)
-    local horizon = inrc2.horizon(schedule)
-    if horizon == nil then return end
-    for _, p in ipairs(schedule:people()) do
-      local a = p.attributes
-      local limit = inrc2.int(a, "max_working_weekends")
-      if limit ~= nil then
-        local worked = inrc2.weekends(schedule, p, horizon) + (inrc2.int(a, "history_working_weekends") or 0)
-        if worked > limit then
-          report{ message = ("%s works %d weekends, at most %d"):format(p.name, worked, limit), person = p,
-                  penalty = (worked - limit) * params.weight }
-        end
-      end
+  validate_person = function(person, shifts, schedule, report, params)
+    local a = person.attributes
+    local limit = inrc2.int(a, "max_working_weekends")
+    if limit == nil then return end
+    local span = inrc2.span(schedule)
+    if span == nil then return end
+    local worked = inrc2.worked_weekends(shifts, span) + (inrc2.int(a, "history_working_weekends") or 0)
+    if worked > limit then
+      report{ message = ("%s works %d weekends, at most %d"):format(person.name, worked, limit), person = person,
+              penalty = (worked - limit) * params.weight }
     end
   end,
 
@@ -38,5 +37,12 @@ return rule {
                 people = { { name = "Sara", attributes = { max_working_weekends = 2 } } },
                 shifts = { { "Early", "2024-01-06", "Sara" }, { "Early", "2024-01-07", "Sara" } } },
       expect = "pass" },
+    { name = "a weekend counts once, and only inside the horizon", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-07", ["horizon.last"] = "2024-01-27" },
+                types = { Early = "all-day", Late = "all-day" },
+                people = { { name = "Sara", attributes = { max_working_weekends = 0 } } },
+                shifts = { { "Early", "2024-01-07", "Sara" }, { "Early", "2024-01-13", "Sara" }, { "Late", "2024-01-13", "Sara" },
+                           { "Early", "2024-01-14", "Sara" }, { "Early", "2024-01-27", "Sara" } } },
+      expect = "penalty", count = 1, penalty = 30, message = "Sara works 1 weekends, at most 0" },
   },
 }

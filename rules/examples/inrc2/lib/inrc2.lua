@@ -4,12 +4,38 @@
 -- `horizon.last` (schedule:horizon()), contracts and history from person attributes, the
 -- consecutive bounds and forbidden successors from shift-type attributes. docs/inrc2.md lists
 -- them; `shiftctl inrc2 import` writes them.
+--
+-- Every rule runs in a scoped phase, so that a search (`shiftctl solve`) re-evaluates only what a
+-- move touches: H1, H3, H4 and S2–S7 in the person phase (`validate_person`, one person's
+-- timeline), H2 and S1 in the day phase (`validate_day`, one date's demand). The person-phase
+-- helpers below read the timeline's columns (`shifts.days`, `shifts.types`) and work in day
+-- numbers (days since 1970-01-01, as `shifts.days`), turning a number back into a date only for
+-- a finding. Nothing is kept between calls.
 local inrc2 = {}
 
 --- The planning horizon `{ first, last, days }`, or nil when the store has neither a horizon nor
 --- shifts.
 function inrc2.horizon(schedule)
   return schedule:horizon()
+end
+
+--- The day number (days since 1970-01-01, as a timeline's `shifts.days`) of a date.
+function inrc2.day_number(date)
+  return cal.days_between("1970-01-01", date)
+end
+
+--- The horizon in day numbers, for a person phase: `{ first, last, lo, hi }` with the dates
+--- `first` and `last` and their day numbers `lo` and `hi`; nil without a horizon.
+function inrc2.span(schedule)
+  local horizon = schedule:horizon()
+  if horizon == nil then return nil end
+  local lo = cal.days_between("1970-01-01", horizon.first)
+  return { first = horizon.first, last = horizon.last, lo = lo, hi = lo + horizon.days - 1 }
+end
+
+--- The date of day number `day` of a span (for messages and report fields).
+function inrc2.date(span, day)
+  return day == span.lo and span.first or cal.add_days(span.first, day - span.lo)
 end
 
 --- A whole number from an attribute table, or nil.
@@ -34,73 +60,154 @@ function inrc2.run_cost(days, before, lo, hi, open)
   return cost
 end
 
---- Charges one person's runs of worked days (`working` true) or of days off (false) against
---- bounds lo..hi, the first run continuing `history` days of the same kind. Calls
---- `charge(days, message, first_date)` for each run that costs, including a history run of that
---- kind that ended on the horizon's first day. `one`/`many` name a day ("day off", "days off").
-function inrc2.charge_day_runs(runs, working, history, lo, hi, horizon, one, many, charge)
+--- The days a person works inside a span, from their timeline: a sorted list of day numbers,
+--- each once, and with `by_type` a list of the symbol of each day's first shift (as
+--- `schedule:runs{ by = "type" }` takes it). The timeline gives both in one pass; a day with
+--- several shifts (by type) or a timeline out of date order is read with `schedule:runs` instead,
+--- so the first shift of a day is exactly the one the query orders first.
+function inrc2.worked_days(schedule, person, shifts, span, by_type)
+  local list, symbols = {}, by_type and {} or nil
+  local n = shifts.n
+  if n == 0 then return list, symbols end
+  local days = shifts.days
+  local types = by_type and shifts.types or nil
+  local lo, hi = span.lo, span.hi
+  local count, previous, exact = 0, nil, true
+  for i = 1, n do
+    local d = days[i]
+    if d >= lo and d <= hi then
+      if d == previous then
+        if by_type then exact = false; break end
+      elseif previous ~= nil and d < previous then
+        exact = false; break
+      else
+        count = count + 1
+        list[count] = d
+        if by_type then symbols[count] = types[i] end
+        previous = d
+      end
+    end
+  end
+  if exact then return list, symbols end
+  list, symbols, count = {}, by_type and {} or nil, 0
+  for _, run in ipairs(schedule:runs{ person = person, from = span.first, to = span.last, by = by_type and "type" or "work" }) do
+    if run.working then
+      local first = cal.days_between("1970-01-01", run.first)
+      local symbol = by_type and run.type.symbol or nil
+      for d = first, first + run.days - 1 do
+        count = count + 1
+        list[count] = d
+        if by_type then symbols[count] = symbol end
+      end
+    end
+  end
+  return list, symbols
+end
+
+--- The runs of a span, as `schedule:runs` cuts them, from `inrc2.worked_days`: runs of worked
+--- days and of days off in order, `{ first, last, days, working, symbol }` with day numbers;
+--- with `symbols` a worked run is one shift type (`symbol`), without them any worked days.
+function inrc2.runs(list, symbols, span)
+  local runs, r = {}, 0
+  local day, i, n = span.lo, 1, #list
+  while i <= n do
+    local d = list[i]
+    if d > day then
+      r = r + 1
+      runs[r] = { first = day, last = d - 1, days = d - day, working = false }
+    end
+    local j = i
+    local symbol = symbols and symbols[i]
+    while j < n and list[j + 1] == list[j] + 1 and (symbols == nil or symbols[j + 1] == symbol) do j = j + 1 end
+    r = r + 1
+    runs[r] = { first = d, last = list[j], days = list[j] - d + 1, working = true, symbol = symbol }
+    day, i = list[j] + 1, j + 1
+  end
+  if day <= span.hi then
+    r = r + 1
+    runs[r] = { first = day, last = span.hi, days = span.hi - day + 1, working = false }
+  end
+  return runs
+end
+
+--- Charges one person's runs (from `inrc2.runs`) of worked days (`working` true) or of days off
+--- (false) against bounds lo..hi, the first run continuing `history` days of the same kind.
+--- Calls `charge(days, message, first_date)` for each run that costs, including a history run of
+--- that kind that ended on the horizon's first day. `one`/`many` name a day ("day off", "days
+--- off").
+function inrc2.charge_day_runs(runs, working, history, lo, hi, span, one, many, charge)
   local function days(n) return ("%d %s"):format(n, n == 1 and one or many) end
   if history > 0 and runs[1].working ~= working then
     local cost = inrc2.run_cost(0, history, lo, hi, false)
     if cost > 0 then
-      charge(cost, ("%s before the horizon, at least %d in a row"):format(days(history), lo or 0), horizon.first)
+      charge(cost, ("%s before the horizon, at least %d in a row"):format(days(history), lo or 0), span.first)
     end
   end
   for i, run in ipairs(runs) do
     if run.working == working then
       local before = i == 1 and history or 0
-      local cost = inrc2.run_cost(run.days, before, lo, hi, run.last == horizon.last)
+      local cost = inrc2.run_cost(run.days, before, lo, hi, run.last == span.hi)
       if cost > 0 then
-        charge(cost, ("%s in a row from %s%s (%s..%s)"):format(days(run.days + before), run.first,
-               before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), run.first)
+        local first = inrc2.date(span, run.first)
+        charge(cost, ("%s in a row from %s%s (%s..%s)"):format(days(run.days + before), first,
+               before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"), first)
       end
     end
   end
 end
 
---- The working weekends of a person inside the horizon: a weekend counts when Saturday or Sunday
---- is worked. Returns the count and the list of weekends `{ saturday, sunday, sat, sun }`, where
---- sat and sun say whether each day is worked.
-function inrc2.weekends(schedule, person, horizon)
-  local worked, list = 0, {}
-  for _, weekend in ipairs(cal.weekends(horizon.first, horizon.last)) do
-    if weekend.saturday >= horizon.first and weekend.sunday <= horizon.last then
-      local sat = schedule:count{ person = person, date = weekend.saturday, limit = 1 } > 0
-      local sun = schedule:count{ person = person, date = weekend.sunday, limit = 1 } > 0
-      if sat or sun then worked = worked + 1 end
-      list[#list + 1] = { saturday = weekend.saturday, sunday = weekend.sunday, sat = sat, sun = sun }
+--- The weekends of a span a person works, from their timeline: a weekend counts when its
+--- Saturday and Sunday both lie in the span and she works either. Returns how many, and a table
+--- from each one's Saturday (day number) to 1 (Saturday worked), 2 (Sunday) or 3 (both).
+function inrc2.worked_weekends(shifts, span)
+  local worked, count = {}, 0
+  local n = shifts.n
+  if n == 0 then return 0, worked end
+  local days = shifts.days
+  local lo, hi = span.lo, span.hi
+  for i = 1, n do
+    local d = days[i]
+    if d >= lo and d <= hi then
+      local weekday = (d + 3) % 7             -- 0 Monday … 5 Saturday, 6 Sunday (day 0 was a Thursday)
+      if weekday >= 5 then
+        local saturday = d - weekday + 5
+        if saturday >= lo and saturday < hi then
+          local bit = weekday == 5 and 1 or 2
+          local had = worked[saturday]
+          if had == nil then
+            worked[saturday] = bit
+            count = count + 1
+          elseif had ~= bit then
+            worked[saturday] = 3
+          end
+        end
+      end
     end
   end
-  return worked, list
+  return count, worked
 end
 
 --- How many people work shift type `type` on `date` covering `skill` (the shift's `skill`
---- attribute; any skill when nil). Open shifts do not count.
-function inrc2.staffed(schedule, date, type, skill)
+--- attribute; any skill when nil). Open shifts do not count. `open` false says the date has no
+--- open shifts at all (skips a query).
+function inrc2.staffed(schedule, date, type, skill, open)
   local filter = { date = date, type = type }
   if skill ~= nil then filter.attributes = { skill = skill } end
   local all = schedule:count(filter)
+  if open == false or all == 0 then return all end
   filter.unassigned = true
   return all - schedule:count(filter)
 end
 
---- The demand entries dated inside the horizon (weekday entries apply to each such day).
-function inrc2.demand(schedule, horizon)
-  local list = {}
-  for _, entry in ipairs(schedule:demand()) do
-    if entry.date ~= nil then
-      if entry.date >= horizon.first and entry.date <= horizon.last then list[#list + 1] = entry end
-    else
-      local day = horizon.first
-      while day <= horizon.last do
-        if cal.weekday(day) == entry.weekday then
-          list[#list + 1] = { type = entry.type, skill = entry.skill, minimum = entry.minimum, optimal = entry.optimal, date = day }
-        end
-        day = cal.add_days(day, 1)
-      end
-    end
-  end
-  return list
+--- The demand entries of one date inside the horizon (dated entries and weekday entries that
+--- apply on it, as `schedule:demand{ date = d }` gives them), with a second result saying
+--- whether the date has open shifts; nothing outside the horizon or without one.
+function inrc2.demand_on(schedule, date)
+  local horizon = schedule:horizon()
+  if horizon == nil or date < horizon.first or date > horizon.last then return {}, false end
+  local entries = schedule:demand{ date = date }
+  if #entries == 0 then return entries, false end
+  return entries, schedule:count{ date = date, unassigned = true, limit = 1 } > 0
 end
 
 --- "Early HeadNurse" or "Early" for messages.
