@@ -33,7 +33,7 @@ extension LuaScheduleAPI {
             let limit = query.limit
             query.limit = nil
             var total = 0
-            schedule.forEachShift(query) { shift in
+            schedule.forEachShiftUnordered(query) { shift in
                 if filter.admits(shift) { total += 1 }
                 return limit.map { total < $0 } ?? true
             }
@@ -53,7 +53,7 @@ extension LuaScheduleAPI {
             }
             query.limit = nil
             var total: Int64 = 0
-            schedule.forEachShift(query) { shift in
+            schedule.forEachShiftUnordered(query) { shift in
                 if filter.admits(shift), let span = schedule.interval(of: shift) { total += (span.end - span.start) / 60 }
                 return true
             }

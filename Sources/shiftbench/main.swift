@@ -8,6 +8,8 @@
 // rotate (1,000 people over a year as one batch with all stock rules), inrc2 (scoring INRC-II
 // solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
 // import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
+// solve (`shiftctl solve` on the 28 INRC-II competition problems beside a CP-SAT model, scored by
+// the independent scorer; --time-limit S per 4-week problem, 2S per 8-week, default 10),
 // peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
 // Python reference checker; Lua against native Swift). peers-lua --rules DIR is a profiling aid:
 // one cached roster validated in process with the given rules; rules-lua is another: the `rules`
@@ -24,6 +26,9 @@ var quick = false
 var suites: [String] = []
 var sizes: [Int]?
 var rulesDirectory = "rules"
+var timeLimit: Double?
+var solveWorkers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+var only: [String]?
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
@@ -35,6 +40,27 @@ while !arguments.isEmpty {
         runs = value
         arguments.removeFirst()
     case "--quick": quick = true
+    case "--time-limit":
+        guard let value = arguments.first.flatMap(Double.init), value > 0 else {
+            FileHandle.standardError.write(Data("shiftbench: --time-limit needs seconds (for a 4-week problem; 8 weeks get twice as long)\n".utf8))
+            exit(2)
+        }
+        timeLimit = value
+        arguments.removeFirst()
+    case "--workers":
+        guard let value = arguments.first.flatMap(Int.init), value > 0 else {
+            FileHandle.standardError.write(Data("shiftbench: --workers needs a positive number\n".utf8))
+            exit(2)
+        }
+        solveWorkers = value
+        arguments.removeFirst()
+    case "--only":
+        guard let value = arguments.first else {
+            FileHandle.standardError.write(Data("shiftbench: --only needs problem names or prefixes such as n030w4,n120w8_1\n".utf8))
+            exit(2)
+        }
+        only = value.split(separator: ",").map(String.init)
+        arguments.removeFirst()
     case "--rules":
         guard let value = arguments.first else {
             FileHandle.standardError.write(Data("shiftbench: --rules needs a folder\n".utf8))
@@ -53,14 +79,15 @@ while !arguments.isEmpty {
         print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
         print("       shiftbench rules-lua [--rules DIR] [--sizes N] [--runs N]   (profiling aid: additions evaluated by the rules alone)")
+        print("       shiftbench solve [--time-limit S] [--workers N] [--only n030w4,n120w8_1…]   (S for 4 weeks, 2S for 8; default 10, the goals' 60)")
         exit(0)
-    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua", "rules-lua": suites.append(argument)
+    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua", "rules-lua", "solve": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, peers, peers-lua, rules-lua)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, peers, solve, peers-lua, rules-lua)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "solve"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -89,6 +116,10 @@ do {
                 runs: runs, sizes: sizes.map(PeerBenchmarks.sizes(near:)) ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes),
                 data: "benchmarks/peers", rulesDirectory: "rules/examples/peers")
         case "host": try HostCallBenchmarks.run(runs: runs)
+        case "solve":
+            let seconds = timeLimit ?? (quick ? 5 : 10)
+            try SolveBenchmarks.run(data: "benchmarks/inrc2", seconds4: seconds, seconds8: 2 * seconds, workers: solveWorkers,
+                                    only: only ?? (quick ? ["n030w4_1_6-2-9-1", "n120w8_1"] : nil))
         case "peers-lua":
             let size = sizes.map { PeerBenchmarks.sizes(near: $0).first ?? PeerBenchmarks.sizes[0] } ?? PeerBenchmarks.sizes[2]
             try PeerBenchmarks.profile(runs: runs, size: size, rulesDirectory: rulesDirectory)

@@ -36,6 +36,25 @@ import Testing
         #expect(ids(s.shifts(ShiftQuery(personID: f.carol.id, shiftTypeIDs: [f.office.id]))) == [4])
     }
 
+    /// The unordered walk (for counting) is the ordered one without the sort within a day: the
+    /// same shifts for every query, dates in the same order.
+    @Test func theUnorderedWalkSelectsWhatTheOrderedOneDoes() async throws {
+        let s = try await schedule()
+        let queries = [
+            ShiftQuery(), .on(date("2026-03-02")), .on(date("2026-03-04")), ShiftQuery(personID: f.bob.id),
+            ShiftQuery(from: date("2026-03-03"), to: date("2026-03-05")), ShiftQuery(shiftTypeIDs: [f.day.id]),
+            ShiftQuery(unassignedOnly: true), ShiftQuery(locationID: f.ward.id), ShiftQuery(order: .newestFirst),
+            ShiftQuery(excluding: f.shift(3, f.day, "2026-03-04", f.bob).id), ShiftQuery(limit: 3),
+        ]
+        for query in queries {
+            var unordered: [ScheduledShift] = []
+            s.forEachShiftUnordered(query) { unordered.append($0); return true }
+            let ordered = s.shifts(query)
+            #expect(ids(unordered).sorted() == ids(ordered).sorted(), "\(query)")
+            #expect(unordered.map(\.date) == ordered.map(\.date), "\(query)")
+        }
+    }
+
     /// Found by fuzzing the store decoder: one shift dated 5807 made every listing (and so every
     /// save) walk two million empty days, seconds per save. Queries follow the shifts, not the span.
     @Test func aScheduleSpanningMillenniaIsListedWithoutWalkingEveryDay() async throws {

@@ -20,14 +20,25 @@ extension Schedule {
             forEachMergedShift(query, source, body)
             return
         }
-        forEachHeldShift(query, body)
+        forEachHeldShift(query, ordered: true, body)
+    }
+
+    /// The shifts a query selects in no particular order within a day (dates still in order), for
+    /// counting and adding up: a day's shifts are not sorted by start time (so with a `limit`,
+    /// which of the last day's shifts are given is unspecified).
+    public func forEachShiftUnordered(_ query: ShiftQuery, _ body: (ScheduledShift) -> Bool) {
+        if let source {
+            forEachMergedShift(query, source, body)
+            return
+        }
+        forEachHeldShift(query, ordered: false, body)
     }
 
     /// The shifts held in memory (all of them, or a source's overlay) that a query selects.
     ///
     /// The closures below read the schedule through `parts`, a few references: a closure that
     /// reads `self` can copy the whole schedule (two dozen reference counts) on every query.
-    private func forEachHeldShift(_ query: ShiftQuery, _ body: (ScheduledShift) -> Bool) {
+    private func forEachHeldShift(_ query: ShiftQuery, ordered: Bool, _ body: (ScheduledShift) -> Bool) {
         if let limit = query.limit, limit <= 0 { return }
         guard let (first, last) = dateBounds(of: query, within: index.dateRange), first <= last else { return }
         let types = typeFilter(of: query)
@@ -38,7 +49,7 @@ extension Schedule {
         let newestFirst = query.order == .newestFirst
 
         func flush() -> Bool {
-            if day.count > 1 { day.sort(by: parts.startOrder) }
+            if ordered, day.count > 1 { day.sort(by: parts.startOrder) }
             if newestFirst { day.reverse() }
             for shift in day {
                 guard body(shift) else { return false }
@@ -153,7 +164,7 @@ extension Schedule {
             let hidden = hiddenShifts
             selected.removeAll { hidden.contains($0.id) || !(query.admitsPerson(of: $0) && parts.admits($0.id, type: $0.shiftTypeID, date: $0.date)) }
         }
-        forEachHeldShift(query) { selected.append($0); return true }
+        forEachHeldShift(query, ordered: false) { selected.append($0); return true }
         selected.sort { a, b in
             if a.date != b.date { return newestFirst ? a.date > b.date : a.date < b.date }
             return newestFirst ? parts.startOrder(b, a) : parts.startOrder(a, b)

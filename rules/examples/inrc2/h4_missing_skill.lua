@@ -7,9 +7,9 @@
 --- The check's finding for shift `s`: one when it covers a skill its person lacks.
 local function check_shift(s, report)
   if s.person == nil then return end
-  local skill = s.attributes.skill
+  local skill = s:attribute("skill")
   if skill == nil then return end
-  local skills = s.person.attributes.skills
+  local skills = s.person:attribute("skills")
   if type(skills) == "string" then skills = { skills } end
   for _, have in ipairs(skills or {}) do
     if have == skill then return end

@@ -20,10 +20,9 @@ return rule {
   validate_person = function(person, shifts, schedule, report, params)
     local span = inrc2.span(schedule)
     if span == nil then return end
-    local a = person.attributes
-    local last = a.history_last_shift
-    local history_shifts = inrc2.int(a, "history_consecutive_shifts") or 0
-    local history_work = inrc2.int(a, "history_consecutive_work") or 0
+    local last = person:attribute("history_last_shift")
+    local history_shifts = inrc2.int_of(person, "history_consecutive_shifts") or 0
+    local history_work = inrc2.int_of(person, "history_consecutive_work") or 0
 
     local function charge(cost, weight, what, first)
       if cost > 0 then
@@ -40,8 +39,7 @@ return rule {
         if t == nil then
           b = false
         else
-          local ta = t.attributes
-          b = { lo = inrc2.int(ta, "min_consecutive"), hi = inrc2.int(ta, "max_consecutive") }
+          b = { lo = inrc2.int_of(t, "min_consecutive"), hi = inrc2.int_of(t, "max_consecutive") }
         end
         bounds[symbol] = b
       end
@@ -75,7 +73,7 @@ return rule {
     end
 
     -- Runs of working days.
-    local lo, hi = inrc2.int(a, "min_consecutive_work"), inrc2.int(a, "max_consecutive_work")
+    local lo, hi = inrc2.int_of(person, "min_consecutive_work"), inrc2.int_of(person, "max_consecutive_work")
     if lo ~= nil or hi ~= nil then
       inrc2.charge_day_runs(inrc2.runs(days, nil, span), true, history_work, lo, hi, span, "working day", "working days",
         function(cost, what, first) charge(cost, params.work_weight, what, first) end)

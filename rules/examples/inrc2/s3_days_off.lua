@@ -13,12 +13,11 @@ return rule {
   params = { weight = 30 },
 
   validate_person = function(person, shifts, schedule, report, params)
-    local a = person.attributes
-    local lo, hi = inrc2.int(a, "min_consecutive_off"), inrc2.int(a, "max_consecutive_off")
+    local lo, hi = inrc2.int_of(person, "min_consecutive_off"), inrc2.int_of(person, "max_consecutive_off")
     if lo == nil and hi == nil then return end
     local span = inrc2.span(schedule)
     if span == nil then return end
-    local history_off = inrc2.int(a, "history_consecutive_off") or 0
+    local history_off = inrc2.int_of(person, "history_consecutive_off") or 0
     local runs = inrc2.runs(inrc2.worked_days(schedule, person, shifts, span, false), nil, span)
     inrc2.charge_day_runs(runs, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, first)
       report{ message = ("%s: %s"):format(person.name, what), person = person, date = first, penalty = cost * params.weight }

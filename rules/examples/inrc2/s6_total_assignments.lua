@@ -12,8 +12,7 @@ return rule {
   params = { weight = 20 },
 
   validate_person = function(person, shifts, schedule, report, params)
-    local a = person.attributes
-    local lo, hi = inrc2.int(a, "min_assignments"), inrc2.int(a, "max_assignments")
+    local lo, hi = inrc2.int_of(person, "min_assignments"), inrc2.int_of(person, "max_assignments")
     if lo == nil and hi == nil then return end
     local span = inrc2.span(schedule)
     if span == nil then return end
@@ -23,7 +22,7 @@ return rule {
       local d = days[i]
       if d >= first and d <= last then count = count + 1 end
     end
-    local total = (inrc2.int(a, "history_assignments") or 0) + count
+    local total = (inrc2.int_of(person, "history_assignments") or 0) + count
     if lo ~= nil and total < lo then
       report{ message = ("%s has %d assignments, at least %d wanted"):format(person.name, total, lo), person = person,
               penalty = (lo - total) * params.weight }

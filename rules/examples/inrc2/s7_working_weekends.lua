@@ -12,12 +12,11 @@ return rule {
   params = { weight = 30 },
 
   validate_person = function(person, shifts, schedule, report, params)
-    local a = person.attributes
-    local limit = inrc2.int(a, "max_working_weekends")
+    local limit = inrc2.int_of(person, "max_working_weekends")
     if limit == nil then return end
     local span = inrc2.span(schedule)
     if span == nil then return end
-    local worked = inrc2.worked_weekends(shifts, span) + (inrc2.int(a, "history_working_weekends") or 0)
+    local worked = inrc2.worked_weekends(shifts, span) + (inrc2.int_of(person, "history_working_weekends") or 0)
     if worked > limit then
       report{ message = ("%s works %d weekends, at most %d"):format(person.name, worked, limit), person = person,
               penalty = (worked - limit) * params.weight }

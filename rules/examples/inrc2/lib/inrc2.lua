@@ -45,6 +45,14 @@ function inrc2.int(attributes, key)
   return nil
 end
 
+--- The same from one attribute of a view (a person, a shift type): `entity:attribute(key)`
+--- reads the one value without making a table of them all.
+function inrc2.int_of(entity, key)
+  local value = entity:attribute(key)
+  if type(value) == "number" then return math.tointeger(value) or value end
+  return nil
+end
+
 --- The cost, in days, of one run of consecutive days with bounds lo..hi.
 ---   days:   its days inside the horizon
 ---   before: the days it had already run before the horizon (from the history), 0 otherwise
