@@ -126,12 +126,14 @@ def score(sc, history, weeks, solutions):
     cost = {k: 0 for k in ("S1", "S2", "S3", "S4", "S5", "S6", "S7")}
     hard = {k: 0 for k in ("H1", "H2", "H3", "H4")}
 
-    # Coverage: H2 (missing below minimum), S1 (missing below optimal), per day, type, skill.
+    # Coverage per day, type, skill: H2 counts the nurses missing below the minimum, S1 those
+    # missing from the optimum above it (a nurse below the minimum is H2's alone, as the official
+    # validator counts it).
     for k, (req, _) in enumerate(weeks):
         for (t, skill, d), (minimum, optimal) in req.items():
             have = sum(1 for n in work for a in work[n][7 * k + d] if a == (t, skill))
             hard["H2"] += max(0, minimum - have)
-            cost["S1"] += W_UNDER * max(0, optimal - have)
+            cost["S1"] += W_UNDER * max(0, optimal - max(have, minimum))
     # S4: shift-off requests met or not.
     for k, (_, requests) in enumerate(weeks):
         for nurse, t, d in requests:

@@ -86,7 +86,11 @@ extension App {
             text = ICalendarExporter(selection: selection, calendarName: calendarName(selection, in: schedule), now: environment.now)
                 .export(schedule)
         case .html:
-            let violations = try workspace.ruleEngine(for: schedule.settings).validate(schedule)
+            let engine = try workspace.ruleEngine(for: schedule.settings)
+            if !engine.hasEnabledRules, !workspace.runsWithoutRules(schedule.settings) {
+                workspace.note("no rules in force, so the page marks no shift as breaking a rule")
+            }
+            let violations = try engine.validate(schedule)
             let now = CurrentDay(zone: schedule.zone, now: environment.now)
             let local = schedule.zone.localDateTime(atUTC: Int64(environment.now().timeIntervalSince1970.rounded(.down)))
             let stamp = "\(now.today) \(ICSClock.text(local.minute))"

@@ -87,7 +87,7 @@ extension App {
         let repository = try kind.repository(path: path, createIfMissing: true, initialSettings: recorded)
         do {
             let store = try ScheduleStore(repository: repository, actingUser: workspace.actingUser(settings: recorded))
-            await store.setValidators([try workspace.ruleEngine(for: recorded)])
+            await store.setValidators([try workspace.checkingRuleEngine(for: recorded)])
             do {
                 _ = try await store.apply(.batch(mutations))
             } catch let ScheduleError.rejected(violations) {

@@ -17,7 +17,9 @@ public struct InitOutput: Encodable, Sendable {
 
 extension App {
     /// Creates a store; unless `noRules`, copies the stock rules into `rules/` beside it and
-    /// records `rules.directories = ["rules"]`.
+    /// records `rules.directories = ["rules"]`. With `noRules` the store records
+    /// `rules.none = true`: it runs without rules on purpose, so commands that check or change
+    /// it go ahead when no rule is in force.
     public func initialize(timeZone: String?, weekStart: String?, noRules: Bool) async throws -> CommandResult {
         let path = workspace.absoluteStorePath
         let kind = try workspace.storeKind()
@@ -39,6 +41,8 @@ extension App {
             let source = try StockRules.locate(environment: environment)
             copied = try StockRules.install(from: source, to: workspace.storeFolder + "/rules")
             settings.extra[SettingsKey.rulesDirectories] = .list([.string("rules")])
+        } else {
+            settings.extra[SettingsKey.noRules] = .bool(true)
         }
 
         do {
@@ -54,7 +58,9 @@ extension App {
             store: workspace.storePath, timeZone: zone, weekStart: settings.weekStart.name,
             rulesDirectories: noRules ? [] : ["rules"], copiedStockRules: copied)
         var text = "created \(workspace.storePath) (time zone \(zone), weeks start on \(settings.weekStart.name))\n"
-        if !noRules {
+        if noRules {
+            text += "no rules: changes and validate will not be checked (the store records \(SettingsKey.noRules) = true)\n"
+        } else {
             text += copied ? "copied the stock rules to rules/ (edit them or add your own there)\n"
                 : "kept the existing rules/ folder beside the store\n"
         }

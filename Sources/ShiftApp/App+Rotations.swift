@@ -87,7 +87,7 @@ extension App {
             }
             letters[parts[0]] = try resolver.shiftType(parts[1], option: "--shift").id
         }
-        let engine = try workspace.ruleEngine(for: schedule.settings)
+        let engine = try workspace.checkingRuleEngine(for: schedule.settings)
         progress("generating \(name) from \(first) to \(last)…")
         let request = RotationRequest(rotation: name, teams: staffed, from: first, to: last,
                                       anchor: try optionalDate(anchor, option: "--anchor", in: schedule), shiftTypes: letters)

@@ -101,6 +101,8 @@ public struct RulesTestOutput: Encodable, Sendable {
 
 extension App {
     /// Runs every rule's whole-schedule check. Exit 1 when any error-severity violation is found.
+    /// With no enabled rule in force it refuses (`AppError.noRulesInForce`), unless the user chose
+    /// to run without rules: a roster nothing checked must not pass as clean.
     /// - Parameters:
     ///   - limit: print at most this many violations (counts and score still cover all of them).
     ///   - stats: report how long each step took (`load`, `rules`, `check`, `report`) and the
@@ -117,7 +119,7 @@ extension App {
         // One read of the whole store, then the rules query memory.
         let schedule = try load().materialized()
         let loadSeconds = lap()
-        let engine = try workspace.ruleEngine(for: schedule.settings)
+        let engine = try workspace.checkingRuleEngine(for: schedule.settings)
         let rulesSeconds = lap()
         let violations = try engine.validate(schedule)
         let checkSeconds = lap()
@@ -136,7 +138,10 @@ extension App {
         switch format {
         case .text:
             let rules = engine.rules.filter(\.enabled).count
-            let text = report.text(okLine: "ok: no violations (\(rules) rule\(rules == 1 ? "" : "s"), \(schedule.shiftCount) shift\(schedule.shiftCount == 1 ? "" : "s"))")
+            let shifts = "\(schedule.shiftCount) shift\(schedule.shiftCount == 1 ? "" : "s")"
+            let okLine = rules > 0 ? "ok: no violations (\(rules) rule\(rules == 1 ? "" : "s"), \(shifts))"
+                : "ok: no rules in force (\(workspace.options.noRules ? "--no-rules" : "the store's \(SettingsKey.noRules)")), nothing checked (\(shifts))"
+            let text = report.text(okLine: okLine)
             return (CommandResult(text: text + statsText, json: report, status: status), .text)
         case .json:
             return (CommandResult(text: "", json: report, status: status), .json)
@@ -159,7 +164,9 @@ extension App {
         return CommandResult(text: text, json: ListOutput(key: "rules", items: items))
     }
 
-    /// Runs the examples of the rules in `directory` (or the store's rules). Exit 1 when one fails.
+    /// Runs the examples of the rules in `directory` (or the store's rules). Exit 1 when one
+    /// fails; `AppError.nothingToTest` (exit 2) when there is no example to run, so a wrong folder
+    /// cannot pass as tested.
     public func testRules(directory: String?) throws -> CommandResult {
         let folders: [String]
         let settings: StoreSettings
@@ -172,10 +179,11 @@ extension App {
             settings = try load().settings
             folders = try workspace.rulesDirectories(settings: settings)
         }
-        let engine = try workspace.ruleEngine(for: settings, directories: folders)
+        let engine = try workspace.ruleEngine(for: settings, directories: directory == nil ? nil : folders)
         let results = engine.runExamples().map {
             ExampleOutput(rule: $0.ruleID, file: $0.file, name: $0.name, expectsViolation: $0.expectsViolation, passed: $0.passed, detail: $0.detail)
         }
+        guard !results.isEmpty else { throw AppError.nothingToTest(folders: folders.map(relative), rules: engine.rules.count) }
         let failed = results.filter { !$0.passed }.count
         var text = ""
         for result in results {
@@ -188,8 +196,5 @@ extension App {
     }
 
     /// A path relative to the working folder when it is inside it.
-    func relative(_ path: String) -> String {
-        let root = environment.currentDirectory
-        return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-    }
+    func relative(_ path: String) -> String { workspace.relativePath(path) }
 }

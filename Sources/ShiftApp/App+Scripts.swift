@@ -67,7 +67,7 @@ extension App {
         }
         let store = try workspace.translatingStorageErrors { try ScheduleStore(repository: try workspace.repository()) }
         let schedule = await store.schedule
-        let engine = try workspace.ruleEngine(for: schedule.settings)
+        let engine = try workspace.checkingRuleEngine(for: schedule.settings)
         let user = workspace.actingUser(settings: schedule.settings)
         let outcome = try engine.runScript(file: file, displayName: path, arguments: arguments, schedule: schedule, user: user,
                                            now: environment.now())

@@ -102,7 +102,7 @@ extension App {
             throw AppError.invalidValue(option: "--workers", message: "must be 1 or more")
         }
         if let moves = request.moveLimit, moves < 1 { throw AppError.invalidValue(option: "--moves", message: "must be 1 or more") }
-        let engine = try workspace.ruleEngine(for: schedule.settings)
+        let engine = try workspace.checkingRuleEngine(for: schedule.settings)
         let recordPeriod = engine.rules.contains { $0.enabled && $0.hasDayPhase }
         let problem: SolveProblem
         do {

@@ -18,10 +18,13 @@ public struct AppEnvironment: Sendable {
     public var stdoutIsTerminal: Bool
     /// The terminal's columns when stdout is one (`TIOCGWINSZ`).
     public var terminalColumns: Int?
+    /// Where notes and the rules' `print` output go while a command runs (stderr).
+    public var diagnostics: @Sendable (String) -> Void
 
     public init(
         variables: [String: String], currentDirectory: String, executablePath: String = "",
-        now: @escaping @Sendable () -> Date = { Date() }, stdoutIsTerminal: Bool = false, terminalColumns: Int? = nil
+        now: @escaping @Sendable () -> Date = { Date() }, stdoutIsTerminal: Bool = false, terminalColumns: Int? = nil,
+        diagnostics: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
     ) {
         self.variables = variables
         self.currentDirectory = currentDirectory
@@ -29,6 +32,7 @@ public struct AppEnvironment: Sendable {
         self.now = now
         self.stdoutIsTerminal = stdoutIsTerminal
         self.terminalColumns = terminalColumns
+        self.diagnostics = diagnostics
     }
 
     /// The running process.

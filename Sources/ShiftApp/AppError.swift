@@ -17,6 +17,12 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
     case storeExists(path: String)
     /// A rules folder does not exist.
     case rulesFolderMissing(path: String, origin: String)
+    /// A command that checks or changes the schedule found no enabled rule in force: no rules
+    /// folder, folders without rules (`loaded` 0), or every loaded rule disabled. `origin` says
+    /// where the folders came from (`--rules`, the store's setting).
+    case noRulesInForce(folders: [String], origin: String, loaded: Int)
+    /// `rules test` found no example to run: no rules (`rules` 0), or rules without examples.
+    case nothingToTest(folders: [String], rules: Int)
     /// The stock rules that `init` copies could not be found.
     case stockRulesMissing(searched: [String])
     /// A file could not be read or written.
@@ -40,6 +46,21 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
             "\(path): a schedule store already exists here (pass --store to create another one)"
         case let .rulesFolderMissing(path, origin):
             "\(path): rules folder not found (from \(origin)); create it, fix the setting, or pass --rules"
+        case let .noRulesInForce(folders, origin, loaded):
+            if folders.isEmpty {
+                "no rules loaded: no rules folder (\(origin)), so nothing would be checked; pass --rules DIR, or --no-rules to go ahead without rules"
+            } else if loaded == 0 {
+                "no rules loaded from \(folders.joined(separator: ", ")) (from \(origin)), so nothing would be checked; "
+                    + "pass --rules with a folder of rules, or --no-rules to go ahead without rules"
+            } else {
+                "all \(loaded) rule\(loaded == 1 ? "" : "s") in \(folders.joined(separator: ", ")) (from \(origin)) "
+                    + "\(loaded == 1 ? "is" : "are") disabled by the store's rules.disabled, so nothing would be checked; "
+                    + "enable one, or pass --no-rules to go ahead without rules"
+            }
+        case let .nothingToTest(folders, rules):
+            rules == 0
+                ? "no rules to test in \(folders.isEmpty ? "(no rules folder)" : folders.joined(separator: ", ")); pass a folder of rules: shiftctl rules test DIR"
+                : "nothing to test: the \(rules) rule\(rules == 1 ? "" : "s") in \(folders.joined(separator: ", ")) \(rules == 1 ? "has" : "have") no examples"
         case let .stockRulesMissing(searched):
             "cannot find the stock rules (looked in \(searched.joined(separator: ", "))); set SHIFTCTL_STOCK_RULES to the rules folder, or pass --no-rules"
         case let .fileError(path, reason):

@@ -4,7 +4,7 @@ import ShiftRules
 import ShiftStorage
 import Synchronization
 
-/// The options every command shares (`--store`, `--rules`, `--as`).
+/// The options every command shares (`--store`, `--rules`, `--no-rules`, `--as`).
 public struct GlobalOptions: Sendable, Hashable {
     /// `--store PATH`; nil means `$SHIFTCTL_STORE`, else `./schedule.json`.
     public var store: String?
@@ -12,11 +12,14 @@ public struct GlobalOptions: Sendable, Hashable {
     public var rules: [String]
     /// `--as USER`; nil means the store's `user.default`, else `$USER`.
     public var actingUser: String?
+    /// `--no-rules`: load no rules folder and go ahead without checking; excludes `--rules`.
+    public var noRules: Bool
 
-    public init(store: String? = nil, rules: [String] = [], actingUser: String? = nil) {
+    public init(store: String? = nil, rules: [String] = [], actingUser: String? = nil, noRules: Bool = false) {
         self.store = store
         self.rules = rules
         self.actingUser = actingUser
+        self.noRules = noRules
     }
 }
 
@@ -26,6 +29,9 @@ public enum SettingsKey {
     public static let rulesDirectories = "rules.directories"
     /// The acting user when neither `--as` nor `$USER` says otherwise.
     public static let defaultUser = "user.default"
+    /// `true`: the store runs without rules on purpose (`init --no-rules`), so commands that
+    /// check or change the schedule go ahead when no rule is in force.
+    public static let noRules = RulesConfig.noRulesKey
 }
 
 /// One invocation's view of the world: where the store is, which rules apply, who acts.
@@ -35,6 +41,8 @@ public struct Workspace: Sendable {
     public let environment: AppEnvironment
     /// The sources of the schedules this workspace opened (a SQLite store's shifts and log).
     private let openedSources = OpenedSources()
+    /// The notes already written to stderr (each is said once per command).
+    private let notesSaid = NotesSaid()
 
     public init(options: GlobalOptions, environment: AppEnvironment) {
         self.options = options
@@ -55,6 +63,19 @@ public struct Workspace: Sendable {
             sources.withLock { list in if !list.contains(where: { $0 === source }) { list.append(source) } }
         }
         var all: [any ScheduleSource] { sources.withLock { $0 } }
+    }
+
+    private final class NotesSaid: Sendable {
+        private let said = Mutex<Set<String>>([])
+        /// True the first time a note is given.
+        func first(_ note: String) -> Bool { said.withLock { $0.insert(note).inserted } }
+    }
+
+    /// Writes `shiftctl: note: …` on stderr, once per command: something the user should know
+    /// that does not stop the command.
+    public func note(_ text: String) {
+        guard notesSaid.first(text) else { return }
+        environment.diagnostics("shiftctl: note: \(CommandRunner.printable(text))\n")
     }
 
     /// The store path as the user gave it (for messages).
@@ -88,12 +109,12 @@ public struct Workspace: Sendable {
     }
 
     /// Opens the store through the funnel, with the rule engine as its validator and the
-    /// acting user set.
+    /// acting user set. Fails closed when no rule is in force (see `checkingRuleEngine(for:)`).
     public func openStore() async throws -> ScheduleStore {
         let store = try translatingStorageErrors { try ScheduleStore(repository: try repository()) }
         openedSources.add(await store.schedule.source)
         let settings = await store.schedule.settings
-        let engine = try ruleEngine(for: settings)
+        let engine = try checkingRuleEngine(for: settings)
         await store.setValidators([engine])
         await store.setActingUser(actingUser(settings: settings))
         return store
@@ -114,27 +135,47 @@ public struct Workspace: Sendable {
 
     // MARK: Rules
 
-    /// The rule folders: `--rules` (relative to the working folder), else the store's
-    /// `rules.directories` (relative to the store's folder), else `./rules` when it exists.
+    /// The rule folders and where they came from (for messages: `--rules`, `the store's
+    /// rules.directories`…).
+    struct RuleFolders {
+        var paths: [String]
+        var origin: String
+    }
+
+    /// The rule folders: none with `--no-rules`; else `--rules` (relative to the working folder);
+    /// else the store's `rules.directories` (relative to the store's folder); else `./rules`
+    /// when it exists.
     public func rulesDirectories(settings: StoreSettings) throws -> [String] {
+        try ruleFolders(settings: settings).paths
+    }
+
+    func ruleFolders(settings: StoreSettings) throws -> RuleFolders {
+        if options.noRules {
+            guard options.rules.isEmpty else {
+                throw AppError.invalidValue(option: "--no-rules", message: "cannot be used with --rules; pass one or the other")
+            }
+            return RuleFolders(paths: [], origin: "--no-rules")
+        }
         if !options.rules.isEmpty {
-            return try options.rules.map { folder in
+            let paths = try options.rules.map { folder in
                 let path = environment.absolute(folder)
                 guard Self.isDirectory(path) else { throw AppError.rulesFolderMissing(path: folder, origin: "--rules") }
                 return path
             }
+            return RuleFolders(paths: paths, origin: "--rules")
         }
         if settings.extra[SettingsKey.rulesDirectories] != nil {
-            return try Self.configuredRuleFolders(settings).map { folder in
-                let path = folder.hasPrefix("/") ? folder : (storeFolder + "/" + folder as NSString).standardizingPath
-                guard Self.isDirectory(path) else {
-                    throw AppError.rulesFolderMissing(path: path, origin: "the store's \(SettingsKey.rulesDirectories) setting")
-                }
+            let origin = "the store's \(SettingsKey.rulesDirectories)"
+            let paths = try Self.configuredRuleFolders(settings).map { folder in
+                let path = storeRelative(folder)
+                guard Self.isDirectory(path) else { throw AppError.rulesFolderMissing(path: path, origin: origin + " setting") }
                 return path
             }
+            return RuleFolders(paths: paths, origin: origin)
         }
         let fallback = environment.absolute("rules")
-        return Self.isDirectory(fallback) ? [fallback] : []
+        return Self.isDirectory(fallback) ? RuleFolders(paths: [fallback], origin: "./rules")
+            : RuleFolders(paths: [], origin: "the store records no \(SettingsKey.rulesDirectories) and there is no ./rules")
     }
 
     /// The store's `rules.directories` setting as written (a list, or one folder).
@@ -143,13 +184,56 @@ public struct Workspace: Sendable {
         return configured.listValue?.compactMap(\.stringValue) ?? configured.stringValue.map { [$0] } ?? []
     }
 
-    /// Loads and compiles the rules for a store (throws `RuleError` naming file:line).
+    /// A folder of the store's settings made absolute against the store's folder.
+    private func storeRelative(_ folder: String) -> String {
+        folder.hasPrefix("/") ? folder : (storeFolder + "/" + folder as NSString).standardizingPath
+    }
+
+    /// Loads and compiles the rules for a store (throws `RuleError` naming file:line). For
+    /// commands that only look (`rules list`, `rotations`, an HTML export's marks): it may
+    /// load no rule at all. Commands that check or change the schedule use
+    /// `checkingRuleEngine(for:)`.
     public func ruleEngine(for settings: StoreSettings, directories: [String]? = nil) throws -> RuleEngine {
-        let folders = try directories ?? rulesDirectories(settings: settings)
+        let engine = try makeRuleEngine(try directories ?? rulesDirectories(settings: settings), settings: settings)
+        if directories == nil { noteReplacedFolders(settings) }
+        return engine
+    }
+
+    /// The rules for a command that checks or changes the schedule. Fails closed: when no
+    /// enabled rule is in force (no rules folder, folders without rules, every rule disabled),
+    /// it throws `AppError.noRulesInForce` rather than let the command pass or write unchecked,
+    /// unless the user chose to go ahead without rules (`runsWithoutRules(_:)`).
+    public func checkingRuleEngine(for settings: StoreSettings) throws -> RuleEngine {
+        let folders = try ruleFolders(settings: settings)
+        let engine = try makeRuleEngine(folders.paths, settings: settings)
+        guard engine.hasEnabledRules || runsWithoutRules(settings) else {
+            throw AppError.noRulesInForce(folders: folders.paths.map(relativePath), origin: folders.origin, loaded: engine.rules.count)
+        }
+        noteReplacedFolders(settings)
+        return engine
+    }
+
+    /// Whether the user chose to go ahead without rules: `--no-rules`, or the store's
+    /// `rules.none = true` (`init --no-rules`).
+    public func runsWithoutRules(_ settings: StoreSettings) -> Bool {
+        options.noRules || RulesConfig.runsWithoutRules(settings)
+    }
+
+    private func makeRuleEngine(_ folders: [String], settings: StoreSettings) throws -> RuleEngine {
+        let diagnostics = environment.diagnostics
         let configuration = RuleEngineConfiguration(
             directories: folders, config: RulesConfig(settings: settings), now: environment.now,
-            log: { source, message in FileHandle.standardError.write(Data("\(source): \(message)\n".utf8)) })
+            log: { source, message in diagnostics("\(source): \(message)\n") })
         return try RuleEngine(configuration)
+    }
+
+    /// Says so when `--rules` stands in for other folders than the store records: the store's
+    /// rules do not apply to this command, which the user may not have meant.
+    private func noteReplacedFolders(_ settings: StoreSettings) {
+        guard !options.rules.isEmpty, settings.extra[SettingsKey.rulesDirectories] != nil else { return }
+        let recorded = Self.configuredRuleFolders(settings)
+        guard Set(recorded.map(storeRelative)) != Set(options.rules.map(environment.absolute)) else { return }
+        note("--rules replaces the store's rules folders (\(recorded.isEmpty ? "none" : recorded.joined(separator: ", "))) for this command")
     }
 
     // MARK: Acting user
@@ -162,6 +246,12 @@ public struct Workspace: Sendable {
     }
 
     // MARK: Helpers
+
+    /// A path relative to the working folder when it is inside it (for messages).
+    public func relativePath(_ path: String) -> String {
+        let root = environment.currentDirectory
+        return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
 
     static func isDirectory(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false

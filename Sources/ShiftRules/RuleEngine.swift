@@ -42,6 +42,9 @@ public struct RuleEngineConfiguration: Sendable {
 public final class RuleEngine: ScheduleValidator {
     public let name: String
     public let rules: [RuleInfo]
+    /// Whether any loaded rule is enabled: false when the folders held no rules, or every rule
+    /// is switched off in `RulesConfig.disabled`. Such an engine checks nothing.
+    public var hasEnabledRules: Bool { rules.contains(where: \.enabled) }
     /// The rotation plugins found in the rule folders.
     public let rotations: [RotationInfo]
     /// What the engine was built with (script plugins run with the same folders, clock and log).

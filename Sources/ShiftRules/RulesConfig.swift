@@ -59,3 +59,15 @@ public struct RulesConfig: Codable, Hashable, Sendable {
         }
     }
 }
+
+extension RulesConfig {
+    /// `rules.none = true` in a store's settings: the store is meant to run without rules
+    /// (`shiftctl init --no-rules`). Hosts that refuse to check or change a schedule when no
+    /// rule is in force go ahead for such a store.
+    public static let noRulesKey = "rules.none"
+
+    /// Whether the store's settings say it runs without rules on purpose (`rules.none = true`).
+    public static func runsWithoutRules(_ settings: StoreSettings) -> Bool {
+        settings.extra[noRulesKey]?.boolValue == true
+    }
+}

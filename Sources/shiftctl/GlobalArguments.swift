@@ -11,10 +11,17 @@ struct GlobalArguments: ParsableArguments {
     @Option(help: ArgumentHelp("A folder of Lua rules; repeat for several (default: the store's rules folders, else ./rules).", valueName: "dir"))
     var rules: [String] = []
 
+    @Flag(help: "Run without rules: nothing is checked (init: create a store that runs without rules). Not with --rules.")
+    var noRules = false
+
     @Option(name: .customLong("as"), help: ArgumentHelp("Who makes the change, for the change log (default: the store's user.default, else $USER).", valueName: "user"))
     var actingUser: String?
 
-    var options: GlobalOptions { GlobalOptions(store: store, rules: rules, actingUser: actingUser) }
+    var options: GlobalOptions { GlobalOptions(store: store, rules: rules, actingUser: actingUser, noRules: noRules) }
+
+    func validate() throws {
+        if noRules, !rules.isEmpty { throw ValidationError("--no-rules cannot be used with --rules; pass one or the other") }
+    }
 }
 
 /// `--format text|json` for commands that print data.

@@ -5,7 +5,10 @@ extension Shiftctl {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a schedule store, with the stock rules in rules/ beside it.",
-            discussion: "Fails when the store already exists. --no-rules creates a store without rules folders.")
+            discussion: """
+                Fails when the store already exists. With --no-rules: no rules folder, and the store records that it \
+                runs without rules (rules.none), so its changes are not checked.
+                """)
 
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
@@ -16,12 +19,9 @@ extension Shiftctl {
         @Option(help: ArgumentHelp("First day of the week: monday … sunday (default: monday).", valueName: "day"))
         var weekStart: String?
 
-        @Flag(help: "Do not copy the stock rules or record a rules folder.")
-        var noRules = false
-
         func run() async throws {
             try await Console.run(global, format: output.format) { app in
-                try await app.initialize(timeZone: timeZone, weekStart: weekStart, noRules: noRules)
+                try await app.initialize(timeZone: timeZone, weekStart: weekStart, noRules: global.noRules)
             }
         }
     }

@@ -8,7 +8,7 @@ struct Shiftctl: AsyncParsableCommand {
         commandName: "shiftctl",
         abstract: "Keep a schedule of shifts whose rules are Lua scripts.",
         discussion: """
-            Global options (--store, --rules, --as, --format) go before or after the command.
+            Global options (--store, --rules, --no-rules, --as, --format) go before or after the command.
             Exit status: 0 ok, 1 rule violations, 2 bad input or configuration.
             """,
         version: "0.1.0",

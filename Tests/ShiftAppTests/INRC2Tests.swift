@@ -141,6 +141,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/out"))
     }
 
+    /// The official validator charges a nurse missing below a minimum to H2 alone: S1 costs only
+    /// the gap from the minimum to the optimum. Taking the one nurse of a (1, 1) slot out of the
+    /// worked example adds one H2 violation and leaves S1 at the validator's 240 — in the Lua rules
+    /// and in the reference scorer (both charged 30 more).
+    @Test func aNurseMissingBelowTheMinimumIsChargedToH2Only() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let solution = "Solution_H_0-WD_1-2-3-3"
+        let imported = try Self.importEdited(
+            solution + "/Sol-n005w4-1-0.txt", replacing: "ASSIGNMENTS = 25\nPatrick Mon Night Nurse\n", with: "ASSIGNMENTS = 24\n",
+            in: sandbox)
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let validated = try sandbox.run("--store", "s.json", "validate", "--score", "--format", "json")
+        #expect(validated.status == 1, "H2 is a hard violation")
+        let score = try #require(try json(validated.stdout)["score"] as? [String: Any])
+        #expect(try Self.byRule(score, "inrc2_h2_under_staffing").count == 1)
+        #expect(try Self.byRule(score, "inrc2_s1_optimal_coverage").penalty == 240)
+
+        let script = CLI.repositoryRoot + "/scripts/inrc2_reference.py"
+        let reference = try Self.python([script, sandbox.path + "/n005w4", sandbox.path + "/n005w4/" + solution])
+        try #require(reference.status == 0, "\(reference.stderr)")
+        let expected = try json(reference.stdout)
+        #expect((expected["hard"] as? [String: Int])?["H2"] == 1)
+        #expect((expected["soft"] as? [String: Int])?["S1"] == 240)
+    }
+
     /// Runs `python3` (from the PATH) with arguments.
     static func python(_ arguments: [String]) throws -> CLIResult {
         let process = Process()

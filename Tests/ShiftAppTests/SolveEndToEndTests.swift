@@ -149,3 +149,17 @@ extension SolveEndToEndTests {
         #expect(sandbox.bytes() == before)
     }
 }
+
+extension SolveEndToEndTests {
+    /// No rule in force: solve would plan against nothing, so it refuses (#35: rules fail closed).
+    @Test func solveRefusesToPlanWithoutRules() throws {
+        let sandbox = try ward()
+        defer { sandbox.remove() }
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/empty", withIntermediateDirectories: true)
+        let before = sandbox.bytes()
+        let result = try sandbox.run("--rules", "empty", "solve", "--from", "2026-03-02", "--to", "2026-03-08", "--dry-run")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no rules loaded from empty"), "\(result.stderr)")
+        #expect(sandbox.bytes() == before)
+    }
+}

@@ -47,6 +47,56 @@ import Testing
         }
     }
 
+    /// A rules folder that yields no rule must not let every change through: the open fails and
+    /// nothing is written, unless the app says it runs without rules.
+    @Test func rulesFoldersWithoutARuleFailTheOpenUnlessAllowed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var (configuration, repository) = try memoryStore(rules: [folder.path])
+        try await withLiveClients(configuration) {
+            @Dependency(\.calendarClient) var calendar
+            await #expect(throws: ShiftClientError.noRulesInForce(directories: [folder.path], loaded: 0)) {
+                try await calendar.createShift(shiftTypeID: early.id, date: date("2026-03-02"), personID: bob.id, notes: nil)
+            }
+        }
+        #expect(try repository.load().0.shiftCount == 0)
+
+        configuration.allowsNoRules = true
+        try await withLiveClients(configuration) {
+            @Dependency(\.calendarClient) var calendar
+            _ = try await calendar.createShift(shiftTypeID: early.id, date: date("2026-03-02"), personID: bob.id, notes: nil)
+        }
+        #expect(try repository.load().0.shiftCount == 1)
+    }
+
+    @Test func rulesAllDisabledFailTheOpenUnlessTheStoreRunsWithoutRules() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try "return rule { id = \"quiet\", summary = \"Says nothing.\", on = { \"shift\" }, check = function() end }\n"
+            .write(toFile: folder.path + "/quiet.lua", atomically: true, encoding: .utf8)
+        func store(_ extra: Attributes) throws -> ScheduleConfiguration {
+            let schedule = try Schedule(
+                settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin", extra: extra), locations: [ward, clinic],
+                shiftTypes: [early, late, night], people: [SampleSchedule.alice, bob, carol])
+            return try memoryStore(schedule, rules: [folder.path]).0
+        }
+        let disabled = try store(["rules.disabled": .list([.string("quiet")])])
+        try await withLiveClients(disabled) {
+            @Dependency(\.persistenceClient) var persistence
+            let error = await #expect(throws: ShiftClientError.noRulesInForce(directories: [folder.path], loaded: 1)) {
+                try await persistence.fetchLocations()
+            }
+            #expect(error?.description.contains("all 1 rule in \(folder.path) is disabled") == true, "\(String(describing: error))")
+        }
+
+        let chosen = try store(["rules.disabled": .list([.string("quiet")]), "rules.none": .bool(true)])
+        try await withLiveClients(chosen) {
+            @Dependency(\.persistenceClient) var persistence
+            let locations = try await persistence.fetchLocations()
+            #expect(locations.count == 2)
+        }
+    }
+
     /// The live value over the SQLite store: the same clients, the stock rules applied, and a
     /// second connection (another app process, or a restart) sees what the first wrote.
     @Test func theLiveValueWorksOverASQLiteStore() async throws {

@@ -10,11 +10,11 @@ import Testing
     let f = InteropFixture()
 
     /// A folder with `schedule.json` holding `schedule`, and an app over it (rules: the stock ones
-    /// when `rules`, else none).
+    /// when `rules`, else none, as with `--no-rules`).
     func setUp(_ schedule: Schedule, rules: Bool = false) throws -> (TemporaryFolder, App) {
         let folder = try TemporaryFolder()
         try Data(StoreFileCodec.encode(schedule)).write(to: URL(fileURLWithPath: folder.path + "/schedule.json"))
-        let app = App(options: GlobalOptions(store: "schedule.json", rules: rules ? [Environment.repositoryRoot + "/rules"] : []),
+        let app = App(options: GlobalOptions(store: "schedule.json", rules: rules ? [Environment.repositoryRoot + "/rules"] : [], noRules: !rules),
                       environment: AppEnvironment(variables: ["USER": "tester"], currentDirectory: folder.path, now: { fixedNow }))
         return (folder, app)
     }
@@ -31,7 +31,7 @@ import Testing
         #expect(result.text == "exported 6 shifts to team.\(format)\n")
 
         try Data(StoreFileCodec.encode(try f.emptySchedule())).write(to: URL(fileURLWithPath: folder.path + "/other.json"))
-        let other = App(options: GlobalOptions(store: "other.json"), environment: app.workspace.environment)
+        let other = App(options: GlobalOptions(store: "other.json", noRules: true), environment: app.workspace.environment)
         let imported = try await other.importFile("team.\(format)", format: nil)
         #expect(imported.status == .ok)
         #expect(imported.text == "imported team.\(format) as one change\n  shifts: 6 added, 0 updated\n")

@@ -13,6 +13,10 @@ public enum ShiftClientError: Error, Hashable, Sendable, CustomStringConvertible
     /// No store is configured: set `scheduleConnection` (docs/embedding.md) before using the
     /// live clients.
     case storeNotConfigured
+    /// The configured rules folders yield no enabled rule: none there (`loaded` 0), or every one
+    /// disabled in the store's `rules.disabled`. The store was not opened, so nothing goes
+    /// unchecked; fix the folders, or set `ScheduleConfiguration.allowsNoRules` to open it anyway.
+    case noRulesInForce(directories: [String], loaded: Int)
 
     public var description: String {
         switch self {
@@ -22,6 +26,10 @@ public enum ShiftClientError: Error, Hashable, Sendable, CustomStringConvertible
             "shift \(eventIdentifier) changed since it was read (\(reason)); reload it and try again"
         case .storeNotConfigured:
             "no schedule store is configured: set DependencyValues.scheduleConnection (prepareDependencies or withDependencies) before using the live clients"
+        case let .noRulesInForce(directories, loaded):
+            (loaded == 0 ? "no rules in \(directories.joined(separator: ", "))"
+                : "all \(loaded) rule\(loaded == 1 ? "" : "s") in \(directories.joined(separator: ", ")) \(loaded == 1 ? "is" : "are") disabled by the store's rules.disabled")
+                + ", so changes would go unchecked; fix rulesDirectories, or set ScheduleConfiguration.allowsNoRules to open the store without rules"
         }
     }
 

@@ -74,8 +74,14 @@ public struct ScheduleConfiguration: Sendable {
     public var backend: StoreBackend
     /// Folders of Lua rules (the stock ones are in the package's `rules/`). Empty: no Lua rules.
     /// Rule settings (disabled rules, severities, parameters) are read from the store's settings
-    /// when the connection opens.
+    /// when the connection opens. Folders that yield no enabled rule (none there, or all disabled)
+    /// fail the open with `ShiftClientError.noRulesInForce`, unless `allowsNoRules`.
     public var rulesDirectories: [String]
+    /// Open the store even when `rulesDirectories` yield no enabled rule, so changes go unchecked
+    /// by Lua rules. Off by default: an empty or mistyped rules folder must not let every change
+    /// through. A store whose settings hold `rules.none = true` (`shiftctl init --no-rules`) opens
+    /// either way.
+    public var allowsNoRules: Bool
     /// Checks written in Swift, run after the Lua rules.
     public var validators: [any ScheduleValidator]
     /// The app's user before they change their display name, and again after a reset. Their
@@ -90,7 +96,8 @@ public struct ScheduleConfiguration: Sendable {
     public init(
         backend: StoreBackend, rulesDirectories: [String] = [], validators: [any ScheduleValidator] = [],
         defaultProfile: UserProfile = .processUser, environment: StoreEnvironment? = nil,
-        ruleLog: @escaping @Sendable (_ source: String, _ message: String) -> Void = { _, _ in }
+        ruleLog: @escaping @Sendable (_ source: String, _ message: String) -> Void = { _, _ in },
+        allowsNoRules: Bool = false
     ) {
         self.backend = backend
         self.rulesDirectories = rulesDirectories
@@ -98,5 +105,6 @@ public struct ScheduleConfiguration: Sendable {
         self.defaultProfile = defaultProfile
         self.environment = environment
         self.ruleLog = ruleLog
+        self.allowsNoRules = allowsNoRules
     }
 }

@@ -61,7 +61,9 @@ public final class ScheduleConnection: Sendable {
     /// profile with the display name saved in the store, if any.
     ///
     /// - Throws: `ShiftClientError.storeNotConfigured`, the storage's error (a missing or damaged
-    ///   file), or `RuleError` naming the rule file that does not load.
+    ///   file), `RuleError` naming the rule file that does not load, or
+    ///   `ShiftClientError.noRulesInForce` when the rules folders yield no enabled rule (see
+    ///   `ScheduleConfiguration.allowsNoRules`).
     public func store() async throws -> ScheduleStore {
         let configuration: ScheduleConfiguration
         switch source {
@@ -95,9 +97,13 @@ public final class ScheduleConnection: Sendable {
         let settings = await store.schedule.settings
         var validators: [any ScheduleValidator] = []
         if !configuration.rulesDirectories.isEmpty {
-            validators.append(try RuleEngine(RuleEngineConfiguration(
+            let engine = try RuleEngine(RuleEngineConfiguration(
                 directories: configuration.rulesDirectories, config: RulesConfig(settings: settings),
-                now: environment.now, log: configuration.ruleLog)))
+                now: environment.now, log: configuration.ruleLog))
+            guard engine.hasEnabledRules || configuration.allowsNoRules || RulesConfig.runsWithoutRules(settings) else {
+                throw ShiftClientError.noRulesInForce(directories: configuration.rulesDirectories, loaded: engine.rules.count)
+            }
+            validators.append(engine)
         }
         await store.setValidators(validators + configuration.validators)
         await store.setActingUser(ProfileSettings.profile(for: configuration.defaultProfile, in: settings))

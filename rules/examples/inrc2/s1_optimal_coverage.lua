@@ -1,5 +1,7 @@
 -- INRC-II S1, insufficient staffing for optimal coverage (soft): each nurse missing from the
--- optimal number of a (day, shift type, skill) costs `weight` (30). A day phase
+-- optimal number of a (day, shift type, skill) costs `weight` (30). Nurses missing below the
+-- minimum are H2's (inrc2_h2_under_staffing), not S1's too: a slot below its minimum costs only
+-- the gap from the minimum to the optimum, as the official validator counts it. A day phase
 -- (`validate_day`): one date's demand, for each day of the horizon, in `shiftctl validate` and
 -- after each move of `shiftctl solve`; dates outside the horizon cost nothing.
 local inrc2 = require("lib.inrc2")
@@ -15,9 +17,13 @@ return rule {
     for _, entry in ipairs(entries) do
       if entry.optimal > 0 then
         local have = inrc2.staffed(schedule, date, entry.type, entry.skill, open)
-        if have < entry.optimal then
-          report{ message = ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), have, entry.optimal),
-                  date = date, penalty = (entry.optimal - have) * params.weight }
+        local counted = math.max(have, entry.minimum)
+        if counted < entry.optimal then
+          local message = have < entry.minimum
+            and ("%s: %d assigned, optimal %d (below the minimum %d, which H2 counts)")
+                  :format(inrc2.slot(entry), have, entry.optimal, entry.minimum)
+            or ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), have, entry.optimal)
+          report{ message = message, date = date, penalty = (entry.optimal - counted) * params.weight }
         end
       end
     end
@@ -29,6 +35,21 @@ return rule {
                 shifts = { { type = "Late", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } } },
                 demand = { { type = "Late", date = "2024-01-01", skill = "Nurse", min = 1, optimal = 3 } } },
       expect = "penalty", count = 1, penalty = 60 },
+    { name = "below the minimum only the gap from the minimum to the optimum costs (H2 counts the rest)", validate = true,
+      given = { types = { Late = "all-day" }, people = { "Sara" },
+                shifts = { { type = "Late", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } } },
+                demand = { { type = "Late", date = "2024-01-01", skill = "Nurse", min = 3, optimal = 4 } } },
+      expect = "penalty", count = 1, penalty = 30, message = "below the minimum 3, which H2 counts" },
+    { name = "nobody assigned: still only the gap from the minimum to the optimum", validate = true,
+      given = { settings = { ["horizon.first"] = "2024-01-01", ["horizon.last"] = "2024-01-07" },
+                types = { Late = "all-day" }, people = { "Sara" },
+                demand = { { type = "Late", date = "2024-01-01", skill = "Nurse", min = 1, optimal = 3 } } },
+      expect = "penalty", count = 1, penalty = 60 },
+    { name = "a slot below a minimum equal to its optimum costs S1 nothing", validate = true,
+      given = { types = { Late = "all-day" }, people = { "Sara" },
+                shifts = { { type = "Late", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } } },
+                demand = { { type = "Late", date = "2024-01-01", skill = "Nurse", min = 2, optimal = 2 } } },
+      expect = "pass" },
     { name = "the optimum reached costs nothing", validate = true,
       given = { types = { Late = "all-day" }, people = { "Sara" },
                 shifts = { { type = "Late", date = "2024-01-01", person = "Sara", attributes = { skill = "Nurse" } } },
