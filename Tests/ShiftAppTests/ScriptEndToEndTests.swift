@@ -142,7 +142,7 @@ import Testing
         let result = try sandbox.run("rules", "list", "--format", "json")
         #expect(result.status == 0, "\(result.stderr)")
         let ids = try #require((try json(result.stdout)["rules"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
-        #expect(ids.count == 10 && !ids.contains("hand_over") && !ids.contains("fill_open_demand"), "\(ids)")
+        #expect(ids.count == 13 && !ids.contains("hand_over") && !ids.contains("fill_open_demand"), "\(ids)")
     }
 
     @Test func handOverMovesShiftsInTheRangeWithTheReason() throws {
