@@ -102,9 +102,9 @@ public struct Solver: Sendable {
         self.options = options
     }
 
-    public func solve(control: SolveControl = SolveControl(), progress: @Sendable (SolveProgress) -> Void = { _ in }) throws -> SolveResult {
+    public func solve(control: SolveControl = SolveControl(), progress: @escaping @Sendable (SolveProgress) -> Void = { _ in }) throws -> SolveResult {
         let started = ContinuousClock.now
-        func elapsed() -> Double {
+        @Sendable func elapsed() -> Double {
             let duration = ContinuousClock.now - started
             return Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         }
@@ -120,28 +120,40 @@ public struct Solver: Sendable {
             return nil
         }
 
-        var state = initial
-        var constructionMoves = 0
-        if let stop = try construct(&state, primary, &constructionMoves, shouldStop: shouldStop, progress: { best, moves in
-            progress(SolveProgress(phase: .construction, elapsed: elapsed(), best: best, moves: moves,
-                                   movesPerSecond: Double(moves) / max(elapsed(), 1e-9)))
-        }) {
-            return result(state, initial: initial.score, evaluator: primary, stop: stop, moves: constructionMoves, elapsed: elapsed(), workers: 1)
-        }
-
+        // Each worker builds a roster of its own (its own candidate draws), side by side.
         let count = max(1, options.workers)
-        var workers: [Worker] = [Worker(primary, state, seed: options.seed, history: options.history)]
-        for index in 1..<count {
-            let evaluator = try Evaluator(engine: engine, problem: problem, changePenalty: options.changePenalty)
-            workers.append(Worker(evaluator, state, seed: options.seed &+ UInt64(index) &* 0x9E37_79B9, history: options.history))
+        var evaluators = [primary]
+        for _ in 1..<count { evaluators.append(try Evaluator(engine: engine, problem: problem, changePenalty: options.changePenalty)) }
+        let built = Construction(evaluators, initial)
+        let failure = Mutex<(any Error)?>(nil)
+        Self.inParallel(count) { index in
+            do {
+                try built.run(index, solver: self, shouldStop: shouldStop, progress: index != 0 ? nil : { best, moves in
+                    progress(SolveProgress(phase: .construction, elapsed: elapsed(), best: best, moves: moves * count,
+                                           movesPerSecond: Double(moves * count) / max(elapsed(), 1e-9)))
+                })
+            } catch {
+                failure.withLock { if $0 == nil { $0 = error } }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        let constructionMoves = built.moves.reduce(0, +)
+        let first = built.states.indices.min { (built.states[$0].score, $0) < (built.states[$1].score, $1) }!
+        if let stop = built.stops.compactMap({ $0 }).first {
+            return result(built.states[first], initial: initial.score, evaluator: primary, stop: stop, moves: constructionMoves,
+                          elapsed: elapsed(), workers: count)
+        }
+        var workers: [Worker] = []
+        for index in 0..<count {
+            workers.append(Worker(evaluators[index], built.states[index], seed: options.seed &+ UInt64(index) &* 0x9E37_79B9,
+                                  history: options.history))
         }
         let generator = MoveGenerator(problem: problem)
-        var best = state
+        var best = built.states[first]
         var stop: SolveStop = .timeLimit
         let patience = options.patience ?? max(20_000, 50 * problem.slots.count)
         var sinceImprovement = 0
         var movesPerWorker = 0
-        let failure = Mutex<(any Error)?>(nil)
         let box = WorkerList(workers)
         while true {
             if let reason = shouldStop() {
@@ -209,29 +221,39 @@ public struct Solver: Sendable {
         for _ in 1..<max(1, count) { done.wait() }
     }
 
-    /// Gives each empty slot, in date order, the candidate that improves the roster most.
-    private func construct(
-        _ state: inout SearchState, _ evaluator: Evaluator, _ moves: inout Int, shouldStop: () -> SolveStop?,
-        progress: (SolveScore, Int) -> Void
+    /// Gives each empty slot, in date order, the best of the candidates drawn for it (or nobody,
+    /// when nobody improves the roster). Candidates are drawn at random until `enough` of them
+    /// leave the fewest errors seen, or `draws` have been tried: where most people fit a slot a
+    /// few draws do, where few do (skills, rest) the draws go on looking for them.
+    func construct(
+        _ state: inout SearchState, _ evaluator: Evaluator, seed: UInt64, _ moves: inout Int, shouldStop: () -> SolveStop?,
+        progress: ((SolveScore, Int) -> Void)?
     ) throws -> SolveStop? {
-        var random = SeededGenerator(seed: options.seed ^ 0xC0FF_EE00)
-        let sample = 24
+        var random = SeededGenerator(seed: seed ^ 0xC0FF_EE00)
+        // A slot nobody can make better (optional, or nobody fits) is given up after `probe` draws.
+        let enough = 4, draws = 48, probe = 12
         var lastReport = ContinuousClock.now
+        var order = Array(problem.people.indices)
         for index in problem.slots.indices where state.assignment[index] < 0 {
             if let stop = shouldStop() { return stop }
-            var candidates = Array(problem.people.indices)
-            if candidates.count > sample {
-                for i in 0..<sample { candidates.swapAt(i, i + random.below(candidates.count - i)) }
-                candidates.removeLast(candidates.count - sample)
-            }
             var chosen: Candidate?
-            for person in candidates {
-                let candidate = try evaluator.evaluate(state, [(index, person)])
+            // The fewest errors a candidate left so far, and how many did: fewer than the slot
+            // left empty means the slot is needed and these candidates fit it.
+            var fewest = Int.max, atFewest = 0
+            for drawn in 0..<min(draws, order.count) {
+                order.swapAt(drawn, drawn + random.below(order.count - drawn))
+                let candidate = try evaluator.evaluate(state, [(index, order[drawn])])
                 moves += 1
                 if candidate.score < (chosen?.score ?? state.score) { chosen = candidate }
+                if candidate.score.hard < fewest {
+                    (fewest, atFewest) = (candidate.score.hard, 1)
+                } else if candidate.score.hard == fewest {
+                    atFewest += 1
+                }
+                if atFewest >= enough, fewest < state.score.hard || (fewest == state.score.hard && drawn + 1 >= probe) { break }
             }
             if let chosen { evaluator.commit(chosen, to: &state) }
-            if ContinuousClock.now - lastReport > .milliseconds(500) {
+            if let progress, ContinuousClock.now - lastReport > .milliseconds(500) {
                 progress(state.score, moves)
                 lastReport = ContinuousClock.now
             }
@@ -352,6 +374,34 @@ final class Worker {
             }
             history[slot] = state.score
         }
+    }
+}
+
+/// The construction of each worker's first roster, side by side.
+///
+/// `@unchecked Sendable`: during `inParallel` the thread of index i reads and writes only the
+/// i-th evaluator, state, move count and stop; the solving thread reads them after all joined.
+final class Construction: @unchecked Sendable {
+    let evaluators: [Evaluator]
+    var states: [SearchState]
+    var moves: [Int]
+    var stops: [SolveStop?]
+
+    init(_ evaluators: [Evaluator], _ initial: SearchState) {
+        self.evaluators = evaluators
+        states = Array(repeating: initial, count: evaluators.count)
+        moves = Array(repeating: 0, count: evaluators.count)
+        stops = Array(repeating: nil, count: evaluators.count)
+    }
+
+    func run(_ index: Int, solver: Solver, shouldStop: () -> SolveStop?, progress: ((SolveScore, Int) -> Void)?) throws {
+        var state = states[index]
+        var count = 0
+        stops[index] = try solver.construct(
+            &state, evaluators[index], seed: solver.options.seed &+ UInt64(index) &* 0x51_7CC1_B727_220A, &count,
+            shouldStop: shouldStop, progress: progress)
+        states[index] = state
+        moves[index] = count
     }
 }
 
