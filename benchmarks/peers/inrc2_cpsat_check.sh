@@ -4,7 +4,7 @@
 # (H1; 6 2 9 1) briefly and checks 0 hard violations and reference total == objective.
 # Exit status 0 on success. Extra arguments go to the script (default --time-limit 10).
 # PYTHON overrides the interpreter (default: the repository's .venv-bench with ortools);
-# INRC2_DATA overrides the data folder (default /work/shared/benchmarks/inrc2).
+# INRC2_DATA overrides the data folder (default the repository's benchmarks/inrc2).
 here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-$here/../../.venv-bench/bin/python}
 exec "$PYTHON" "$here/inrc2_cpsat.py" --selftest --workers 2 "$@"
