@@ -254,7 +254,8 @@ extension App {
             var unfilled = TextTable("DATE", "TYPE", "SKILL", "KIND", "BEST CANDIDATES AND THE RULES THAT REFUSE THEM")
             for item in result.unfilled {
                 let why = item.candidates.map { "\($0.person) (\($0.rules.isEmpty ? "no rule objects" : $0.rules.joined(separator: ", ")))" }
-                unfilled.add(item.date, item.type, item.skill ?? "-", item.kind, why.joined(separator: "; "))
+                unfilled.add(item.date, item.type, item.skill ?? "-", item.kind,
+                             why.isEmpty ? "(not examined: the time for explaining ran out)" : why.joined(separator: "; "))
             }
             text += unfilled.rendered
         }

@@ -56,12 +56,21 @@ struct MoveGenerator {
         let people = state.personParts.indices.filter { state.personParts[$0].hard > 0 }
         guard !days.isEmpty || !people.isEmpty else { return nil }
         if !days.isEmpty, people.isEmpty || random.chance(0.5) {
-            let slots = slotsByDay[days[random.below(days.count)]]
+            let day = days[random.below(days.count)]
+            let slots = slotsByDay[day]
             guard !slots.isEmpty else { return nil }
             let free = slots.filter { state.assignment[$0] < 0 }
             let slot = free.isEmpty ? slots[random.below(slots.count)] : free[random.below(free.count)]
             let person = random.below(peopleCount)
-            return person == state.assignment[slot] ? nil : [(slot, person)]
+            guard person != state.assignment[slot] else { return nil }
+            // Someone who already works that day moves over, and another takes what they leave
+            // (a chain of two: the one who fits the needed slot is often busy in another).
+            if let held = occupancy(person, day).first(where: { $0 != slot }), random.chance(0.7) {
+                var other = random.below(peopleCount)
+                if other == person { other = -1 }
+                return [(slot, person), (held, other)]
+            }
+            return [(slot, person)]
         }
         let person = people[random.below(people.count)]
         let held = (0..<dayCount).flatMap { occupancy(person, $0) }

@@ -163,6 +163,15 @@ final class Evaluator {
             score: score(total, openShifts: openShifts, changed: changed, newShifts: newShifts), findings: all)
     }
 
+    /// Whether a candidate makes any scope it touched find more errors than before (a person's or
+    /// a day's, or the rest): trading one error for another keeps the count but adds one.
+    func addsErrors(_ candidate: Candidate, to state: SearchState) -> Bool {
+        for (person, part) in zip(candidate.people, candidate.personParts) where part.hard > state.personParts[person].hard { return true }
+        for (day, part) in zip(candidate.days, candidate.dayParts) where part.hard > state.dayParts[day].hard { return true }
+        if let rest = candidate.rest, rest.hard > state.rest.hard { return true }
+        return false
+    }
+
     /// Makes `candidate` the state.
     func commit(_ candidate: Candidate, to state: inout SearchState) {
         for (index, person) in candidate.changes {

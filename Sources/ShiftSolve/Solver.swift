@@ -111,7 +111,7 @@ public struct Solver: Sendable {
         let primary = try Evaluator(engine: engine, problem: problem, changePenalty: options.changePenalty)
         let (initial, _) = try primary.initialState()
         guard !problem.slots.isEmpty else {
-            return result(initial, initial: initial.score, evaluator: primary, stop: .nothingToSolve, moves: 0, elapsed: elapsed(), workers: 0)
+            return try result(initial, initial: initial.score, evaluator: primary, stop: .nothingToSolve, moves: 0, elapsed: elapsed(), workers: 0)
         }
         let deadline = started + .milliseconds(Int64(options.timeLimit * 1000))
         @Sendable func shouldStop() -> SolveStop? {
@@ -140,7 +140,7 @@ public struct Solver: Sendable {
         let constructionMoves = built.moves.reduce(0, +)
         let first = built.states.indices.min { (built.states[$0].score, $0) < (built.states[$1].score, $1) }!
         if let stop = built.stops.compactMap({ $0 }).first {
-            return result(built.states[first], initial: initial.score, evaluator: primary, stop: stop, moves: constructionMoves,
+            return try result(built.states[first], initial: initial.score, evaluator: primary, stop: stop, moves: constructionMoves,
                           elapsed: elapsed(), workers: count)
         }
         var workers: [Worker] = []
@@ -202,7 +202,7 @@ public struct Solver: Sendable {
         // A worker stopped mid-round may hold a better roster than the last round's leader.
         for worker in box.workers where worker.best.score < best.score { best = worker.best }
         let moves = constructionMoves + box.workers.reduce(0) { $0 + $1.moves }
-        return result(best, initial: initial.score, evaluator: primary, stop: stop, moves: moves, elapsed: elapsed(), workers: count)
+        return try result(best, initial: initial.score, evaluator: primary, stop: stop, moves: moves, elapsed: elapsed(), workers: count)
     }
 
     /// Runs `body(0..<count)` side by side: index 0 on this thread, the others on threads of
@@ -244,7 +244,9 @@ public struct Solver: Sendable {
                 order.swapAt(drawn, drawn + random.below(order.count - drawn))
                 let candidate = try evaluator.evaluate(state, [(index, order[drawn])])
                 moves += 1
-                if candidate.score < (chosen?.score ?? state.score) { chosen = candidate }
+                // A candidate that brings an error of its own is no better than nobody: the slot
+                // stays empty for the search, rather than one error traded for another.
+                if !evaluator.addsErrors(candidate, to: state), candidate.score < (chosen?.score ?? state.score) { chosen = candidate }
                 if candidate.score.hard < fewest {
                     (fewest, atFewest) = (candidate.score.hard, 1)
                 } else if candidate.score.hard == fewest {
@@ -263,9 +265,9 @@ public struct Solver: Sendable {
 
     private func result(
         _ state: SearchState, initial: SolveScore, evaluator: Evaluator, stop: SolveStop, moves: Int, elapsed: Double, workers: Int
-    ) -> SolveResult {
+    ) throws -> SolveResult {
         let assignment = state.assignment.map { $0 >= 0 ? problem.people[$0] : nil }
-        let unfilled = (try? explainUnfilled(state, evaluator)) ?? []
+        let unfilled = try explainUnfilled(state, evaluator)
         return SolveResult(
             problem: problem, assignment: assignment, schedule: state.schedule, score: state.score, initialScore: initial, stop: stop,
             moves: moves, elapsed: elapsed, workers: workers, unscopedRules: evaluator.validator.unscopedRules, unfilled: unfilled)
@@ -274,6 +276,7 @@ public struct Solver: Sendable {
     /// Open shifts left open, and demand slots left empty while their demand is below its
     /// minimum, each with the rules that refuse its best candidates.
     private func explainUnfilled(_ state: SearchState, _ evaluator: Evaluator) throws -> [UnfilledSlot] {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(1000 * min(10, max(1, options.timeLimit / 10))))
         var filled: [SolveProblem.SlotKey: Int] = [:]
         var minimum: [SolveProblem.SlotKey: Int] = [:]
         var standing: [SolveProblem.SlotKey: Int] = [:]
@@ -298,8 +301,20 @@ public struct Solver: Sendable {
                 guard (standing[key] ?? 0) + filled[key, default: 0] < minimum[key] ?? 0 else { continue }
                 filled[key, default: 0] += 1
             }
+            // Explaining costs an evaluation or two per candidate: a sample of them per slot, and
+            // slots past the budget are listed without candidates.
+            guard ContinuousClock.now < deadline else {
+                unfilled.append(UnfilledSlot(slot: slot, candidates: []))
+                continue
+            }
+            var people = Array(problem.people.indices)
+            if people.count > Self.explainedCandidates {
+                var random = SeededGenerator(seed: options.seed &+ UInt64(index))
+                for i in 0..<Self.explainedCandidates { people.swapAt(i, i + random.below(people.count - i)) }
+                people.removeLast(people.count - Self.explainedCandidates)
+            }
             var ranked: [(score: SolveScore, person: Int, rules: [String])] = []
-            for person in problem.people.indices {
+            for person in people {
                 let candidate = try evaluator.evaluate(state, [(index, person)], keepFindings: true)
                 let before = try evaluator.validator.evaluate(
                     state.schedule, people: candidate.people.map { problem.people[$0] }, days: candidate.days.map { problem.days[$0] },
@@ -313,6 +328,9 @@ public struct Solver: Sendable {
         }
         return unfilled
     }
+
+    /// Candidates tried per unfilled slot when there are more people.
+    static let explainedCandidates = 16
 
     /// Errors and warnings as (rule, how many of that rule so far): a rule that finds one more
     /// after a change shows up as a new pair.
@@ -357,7 +375,7 @@ final class Worker {
     }
 
     /// Late acceptance: a move is kept when it is no worse than the roster now or than the one
-    /// `history.count` steps ago.
+    /// `history.count` steps ago, and does not trade an error in one scope for one in another.
     func search(moves count: Int, generator: MoveGenerator, shouldStop: () -> Bool) throws {
         for _ in 0..<count {
             if shouldStop() { return }
@@ -368,7 +386,10 @@ final class Worker {
             moves += 1
             let slot = step % history.count
             step += 1
-            if candidate.score <= state.score || candidate.score <= history[slot] {
+            // An error moved from one scope to another (a gap filled by someone who lacks the skill)
+            // is not progress, however much it saves in penalties.
+            let trades = candidate.score.hard >= state.score.hard && evaluator.addsErrors(candidate, to: state)
+            if !trades, candidate.score <= state.score || candidate.score <= history[slot] {
                 evaluator.commit(candidate, to: &state)
                 if state.score < best.score { best = state }
             }

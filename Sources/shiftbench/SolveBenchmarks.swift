@@ -44,10 +44,12 @@ enum SolveBenchmarks {
             guard let number = Int(instance.dropFirst().prefix(3)), number >= 30 else { continue }
             var seen: Set<String> = []
             for folder in ((try? fm.contentsOfDirectory(atPath: data + "/" + instance)) ?? []).sorted() where folder.hasPrefix("Solution_H_") {
-                let key = String(folder.dropFirst("Solution_H_".count).split(separator: "_").first ?? "")
-                let parts = key.split(separator: "-WD")
+                // Solution_H_<h>-WD_<w0>-<w1>-…[__<variant>]
+                let name = folder.dropFirst("Solution_H_".count)
+                let key = name.range(of: "__").map { String(name[..<$0.lowerBound]) } ?? String(name)
+                let parts = key.components(separatedBy: "-WD_")
                 guard parts.count == 2, let history = Int(parts[0]), seen.insert(key).inserted else { continue }
-                let weeks = parts[1].dropFirst().split(separator: "-").compactMap { Int($0) }
+                let weeks = parts[1].split(separator: "-").compactMap { Int($0) }
                 let problem = Problem(instance: instance, history: history, weeks: weeks)
                 if only.map({ $0.contains { problem.name.hasPrefix($0) } }) ?? true { list.append(problem) }
             }
@@ -92,12 +94,13 @@ enum SolveBenchmarks {
                 ours.append(mine.cost)
                 theirs.append(peer.cost)
             }
-            report.add([problem.name, mine.hard >= 0 ? "\(mine.hard)" : mine.note, mine.cost >= 0 ? "\(mine.cost)" : "-",
+            report.add([problem.name, mine.hard >= 0 ? "\(mine.hard)\(mine.note)" : mine.note, mine.cost >= 0 ? "\(mine.cost)\(mine.note)" : "-",
                         reference.map { "\($0.competition)" } ?? "-", reference.map { "\($0.bestStatic)" } ?? "-", gap,
                         mine.movesPerSecond.map { String(format: "%.0f", $0) } ?? "-",
                         peer.hard >= 0 ? "\(peer.hard)" : peer.note, peer.cost >= 0 ? "\(peer.cost)" : "-"])
         }
         print(report.markdown())
+        print("\n`*`: the rules refused to write the best roster found (errors a check guards), so its figures are `validate --score`'s, not the independent scorer's. Moves/s are per worker.")
         if !gaps.isEmpty {
             print(String(format: "\nMean gap to the best static cost over the %d feasible problems: %.1f %%.", gaps.count, gaps.reduce(0, +) / Double(gaps.count)))
         }
@@ -137,15 +140,19 @@ enum SolveBenchmarks {
         let output = try runProcess(shiftctl, ["--store", store, "solve", "--time-limit", "\(seconds)", "--workers", "\(workers)", "--seed", "1",
                                                "--quiet", "--format", "json"], allowViolations: true)
         let plan = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        let rate = (plan?["movesPerSecond"] as? Double).map { $0 / Double(max(1, (plan?["workers"] as? Int) ?? 1)) }
         guard plan?["written"] as? Bool == true else {
-            let refused = (plan?["refused"] as? [Any])?.count ?? 0
-            return Outcome(hard: refused, note: "refused")
+            // The rules refused the best roster (hard violations a check guards): its score is
+            // our validate's, marked *, since there are no files for the independent scorer.
+            let after = plan?["after"] as? [String: Any]
+            return Outcome(hard: (after?["hardViolations"] as? Int) ?? -1, cost: Int((after?["softPenalty"] as? Double) ?? -1),
+                           movesPerSecond: rate, note: "*")
         }
         let exported = try runProcess(shiftctl, ["--store", store, "inrc2", "export", directory + "/out", "--format", "json"])
         let paths = ((try JSONSerialization.jsonObject(with: Data(exported.utf8)) as? [String: Any])?["files"] as? [[String: Any]] ?? [])
             .compactMap { $0["path"] as? String }.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
         let (hard, cost) = try score(problem, data: data, solutions: paths)
-        return Outcome(hard: hard, cost: cost, movesPerSecond: (plan?["movesPerSecond"] as? Double).map { $0 / Double(max(1, (plan?["workers"] as? Int) ?? 1)) })
+        return Outcome(hard: hard, cost: cost, movesPerSecond: rate)
     }
 
     private static func solveCPSAT(_ problem: Problem, python: String, data: String, seconds: Double, workers: Int) throws -> Outcome {
