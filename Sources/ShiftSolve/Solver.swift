@@ -151,7 +151,7 @@ public struct Solver: Sendable {
         let generator = MoveGenerator(problem: problem)
         var best = built.states[first]
         var stop: SolveStop = .timeLimit
-        let patience = options.patience ?? max(20_000, 50 * problem.slots.count)
+        let patience = options.patience ?? max(10_000, 50 * problem.slots.count)
         var sinceImprovement = 0
         var movesPerWorker = 0
         let box = WorkerList(workers)
