@@ -82,10 +82,16 @@ struct MoveGenerator {
         guard peopleCount > 1, let run = run(&random, shortest: 1) else { return nil }
         var other = random.below(peopleCount - 1)
         if other >= person { other += 1 }
+        return exchange(person, other, over: run, occupancy)
+    }
+
+    /// Everything `a` holds on `days` goes to `b` and the other way round; nil when neither
+    /// holds anything there.
+    private func exchange(_ a: Int, _ b: Int, over days: Range<Int>, _ occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
         var changes: [(slot: Int, person: Int)] = []
-        for day in run {
-            for slot in occupancy(person, day) { changes.append((slot, other)) }
-            for slot in occupancy(other, day) { changes.append((slot, person)) }
+        for day in days {
+            for slot in occupancy(a, day) { changes.append((slot, b)) }
+            for slot in occupancy(b, day) { changes.append((slot, a)) }
         }
         return changes.isEmpty ? nil : changes
     }
@@ -120,12 +126,7 @@ struct MoveGenerator {
         let a = random.below(peopleCount)
         var b = random.below(peopleCount - 1)
         if b >= a { b += 1 }
-        var changes: [(slot: Int, person: Int)] = []
-        for day in days {
-            for slot in occupancy(a, day) { changes.append((slot, b)) }
-            for slot in occupancy(b, day) { changes.append((slot, a)) }
-        }
-        return changes.isEmpty ? nil : changes
+        return exchange(a, b, over: days, occupancy)
     }
 
     private func block(

@@ -29,52 +29,32 @@ var rulesDirectory = "rules"
 var timeLimit: Double?
 var solveWorkers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 var only: [String]?
+/// The value after an option, parsed, or exit 2 with `message`.
+@MainActor func optionValue<T>(_ parse: (String) -> T?, _ message: String) -> T {
+    guard let text = arguments.first, let value = parse(text) else {
+        FileHandle.standardError.write(Data("shiftbench: \(message)\n".utf8))
+        exit(2)
+    }
+    arguments.removeFirst()
+    return value
+}
+func positive<N: Numeric & Comparable & LosslessStringConvertible>(_ text: String) -> N? { N(text).flatMap { $0 > 0 ? $0 : nil } }
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
-    case "--runs":
-        guard let value = arguments.first.flatMap(Int.init), value > 0 else {
-            FileHandle.standardError.write(Data("shiftbench: --runs needs a positive number\n".utf8))
-            exit(2)
-        }
-        runs = value
-        arguments.removeFirst()
+    case "--runs": runs = optionValue(positive, "--runs needs a positive number")
     case "--quick": quick = true
     case "--time-limit":
-        guard let value = arguments.first.flatMap(Double.init), value > 0 else {
-            FileHandle.standardError.write(Data("shiftbench: --time-limit needs seconds (for a 4-week problem; 8 weeks get twice as long)\n".utf8))
-            exit(2)
-        }
-        timeLimit = value
-        arguments.removeFirst()
-    case "--workers":
-        guard let value = arguments.first.flatMap(Int.init), value > 0 else {
-            FileHandle.standardError.write(Data("shiftbench: --workers needs a positive number\n".utf8))
-            exit(2)
-        }
-        solveWorkers = value
-        arguments.removeFirst()
+        timeLimit = optionValue(positive, "--time-limit needs seconds (for a 4-week problem; 8 weeks get twice as long)") as Double
+    case "--workers": solveWorkers = optionValue(positive, "--workers needs a positive number")
     case "--only":
-        guard let value = arguments.first else {
-            FileHandle.standardError.write(Data("shiftbench: --only needs problem names or prefixes such as n030w4,n120w8_1\n".utf8))
-            exit(2)
-        }
-        only = value.split(separator: ",").map(String.init)
-        arguments.removeFirst()
-    case "--rules":
-        guard let value = arguments.first else {
-            FileHandle.standardError.write(Data("shiftbench: --rules needs a folder\n".utf8))
-            exit(2)
-        }
-        rulesDirectory = value
-        arguments.removeFirst()
+        only = optionValue({ $0.split(separator: ",").map(String.init) }, "--only needs problem names or prefixes such as n030w4,n120w8_1")
+    case "--rules": rulesDirectory = optionValue({ $0 }, "--rules needs a folder")
     case "--sizes":
-        guard let list = arguments.first?.split(separator: ",").compactMap({ Int($0) }), !list.isEmpty else {
-            FileHandle.standardError.write(Data("shiftbench: --sizes needs a list such as 1000,100000\n".utf8))
-            exit(2)
-        }
-        sizes = list
-        arguments.removeFirst()
+        sizes = optionValue({ text in
+            let list = text.split(separator: ",").compactMap { Int($0) }
+            return list.isEmpty ? nil : list
+        }, "--sizes needs a list such as 1000,100000")
     case "-h", "--help":
         print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 import LuaHost

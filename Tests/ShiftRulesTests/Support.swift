@@ -25,20 +25,6 @@ func environment() -> StoreEnvironment {
     return StoreEnvironment(now: { fixedNow }, makeUUID: { counter.next() }, lockTimeout: .seconds(2))
 }
 
-/// A folder of rule files written by a test.
-final class RuleFolder: Sendable {
-    let path: String
-    init(_ files: [String: String]) throws {
-        path = NSTemporaryDirectory() + "rules-" + UUID().uuidString.prefix(8)
-        for (name, text) in files {
-            let file = path + "/" + name
-            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try text.write(toFile: file, atomically: true, encoding: .utf8)
-        }
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// Ward, D (07-19), N (19-07), E (06-14), L (14-22), Bob and Carol.
 struct World {
     let day = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ShiftCore
 import ShiftRules
 import Testing

@@ -18,20 +18,6 @@ func engine(_ directories: [String] = [stockRules], config: RulesConfig = RulesC
     return try RuleEngine(configuration)
 }
 
-/// A folder of rule files written by a test, removed with the value.
-final class RuleFolder: Sendable {
-    let path: String
-    init(_ files: [String: String]) throws {
-        path = NSTemporaryDirectory() + "solve-rules-" + UUID().uuidString.prefix(8)
-        for (name, text) in files {
-            let file = path + "/" + name
-            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try text.write(toFile: file, atomically: true, encoding: .utf8)
-        }
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// A ward made at random from a seed: shift types E, L, N, people with and without the skill
 /// `nurse`, weekday demand (some of it needing the skill), a few open and assigned shifts and
 /// availability entries of every kind, over two weeks from 2026-03-02.
