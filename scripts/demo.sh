@@ -104,7 +104,7 @@ for day in monday tuesday wednesday thursday friday saturday sunday; do
     run 0 demand add --type D --weekday "$day" --min 2 --optimal 2
     run 0 demand add --type N --weekday "$day" --min 1 --optimal 1
 done
-run 0 solve --from 2026-05-01 --to 2026-05-31 --time-limit 10
+run 0 solve --from 2026-05-01 --to 2026-05-31 --moves 3000 --time-limit 300
 
 step "Validate the whole schedule (what CI runs)"
 run 0 validate --score
