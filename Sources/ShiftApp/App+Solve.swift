@@ -121,7 +121,7 @@ extension App {
             let text = "nothing to solve: no open shifts or demand from \(window.lowerBound) to \(window.upperBound)"
                 + (request.replan ? ", and no assigned shifts to re-plan" : "") + "\n"
             return CommandResult(text: text, json: output(solved, request, before: ScoreSummary([]), after: ScoreSummary([]), written: false,
-                                                         schedule: schedule, engine: engine))
+                                                         schedule: schedule))
         }
 
         let before = ScoreSummary(try engine.validate(problem.schedule), rules: engine.rules)
@@ -140,7 +140,7 @@ extension App {
                 refused = rejection.violations
             }
         }
-        var result = output(solved, request, before: before, after: after, written: written, schedule: finalSchedule, engine: engine)
+        var result = output(solved, request, before: before, after: after, written: written, schedule: finalSchedule)
         result.refused = refused.map { ViolationOutput($0, schedule: solved.schedule) }
         let status: ExitStatus = after.hardViolations > 0 || !solved.unfilled.isEmpty || !refused.isEmpty ? .violations : .ok
         return CommandResult(text: text(result, solved, schedule: finalSchedule), json: result, status: status,
@@ -182,8 +182,7 @@ extension App {
     }
 
     private func output(
-        _ solved: SolveResult, _ request: SolveRequest, before: ScoreSummary, after: ScoreSummary, written: Bool, schedule: Schedule,
-        engine: RuleEngine
+        _ solved: SolveResult, _ request: SolveRequest, before: ScoreSummary, after: ScoreSummary, written: Bool, schedule: Schedule
     ) -> SolveOutput {
         func name(_ person: PersonID?) -> String? { person.flatMap { schedule.person($0)?.displayName } }
         func symbol(_ type: ShiftTypeID) -> String { schedule.shiftType(type)?.symbol ?? type.description }

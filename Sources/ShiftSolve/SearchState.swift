@@ -49,7 +49,6 @@ final class Evaluator {
     let hasRest: Bool
     let hasDays: Bool
     private let personIndex: [PersonID: Int]
-    private var evaluations = 0
 
     init(engine: RuleEngine, problem: SolveProblem, changePenalty: Double) throws {
         self.problem = problem
@@ -59,8 +58,6 @@ final class Evaluator {
         hasDays = validator.hasDayPhases
         personIndex = Dictionary(uniqueKeysWithValues: problem.people.enumerated().map { ($1, $0) })
     }
-
-    var evaluationCount: Int { evaluations }
 
     /// The state of the problem's schedule as it is: every scope evaluated.
     func initialState() throws -> (state: SearchState, fixed: ScorePart) {
@@ -78,7 +75,6 @@ final class Evaluator {
         }
         let allDays = hasDays ? try schedule.planningDays() : []
         let findings = try validator.evaluate(schedule, people: problem.people, days: allDays, rest: hasRest)
-        evaluations += 1
         let personParts = findings.people.map(ScorePart.init)
         var dayParts = [ScorePart](repeating: ScorePart(), count: problem.days.count)
         var fixed = ScorePart()
@@ -147,7 +143,6 @@ final class Evaluator {
         let schedule = try state.schedule.applying(.batch(mutations)).schedule
         let findings = try validator.evaluate(
             schedule, people: people.map { problem.people[$0] }, days: days.map { problem.days[$0] }, rest: hasRest)
-        evaluations += 1
         let personParts = findings.people.map(ScorePart.init)
         let dayParts = findings.days.map(ScorePart.init)
         let rest = findings.rest.map(ScorePart.init)

@@ -25,7 +25,6 @@ public struct SolveProblem: Sendable {
         public let skill: String?
 
         public var date: LocalDate { shift.date }
-        public var isNew: Bool { if case .demand = origin { true } else { false } }
     }
 
     /// The schedule the search starts from (with the planning period recorded when needed).
@@ -49,10 +48,11 @@ public struct SolveProblem: Sendable {
         var schedule = original
         var settingsChange: StoreSettings?
         if recordPeriod {
-            let period = try original.settingsHorizon() ?? original.shiftDateRange
+            let recorded = try original.settingsHorizon()
+            let period = recorded ?? original.shiftDateRange
             let first = min(period?.lowerBound ?? window.lowerBound, window.lowerBound)
             let last = max(period?.upperBound ?? window.upperBound, window.upperBound)
-            if try original.settingsHorizon() != first...last {
+            if recorded != first...last {
                 var settings = original.settings
                 settings.extra[Schedule.horizonFirstKey] = .string(first.description)
                 settings.extra[Schedule.horizonLastKey] = .string(last.description)

@@ -380,8 +380,7 @@ final class Worker {
         for _ in 0..<count {
             if shouldStop() { return }
             let occupancy = state.occupancy
-            let people = evaluator.problem.days.count
-            guard let changes = generator.next(state, &random, occupancy: { occupancy[$0 * people + $1] ?? [] }) else { continue }
+            guard let changes = generator.next(state, &random, occupancy: { [evaluator] in occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
             let candidate = try evaluator.evaluate(state, changes)
             moves += 1
             let slot = step % history.count

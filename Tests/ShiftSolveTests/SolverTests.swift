@@ -36,7 +36,7 @@ import Testing
         var checked = 0
         while checked < 60 {
             let occupancy = state.occupancy
-            guard let changes = generator.next(state, &random, occupancy: { occupancy[$0 * problem.days.count + $1] ?? [] }) else { continue }
+            guard let changes = generator.next(state, &random, occupancy: { occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
             let candidate = try evaluator.evaluate(state, changes)
             evaluator.commit(candidate, to: &state)
             let whole = ScoreSummary(try rules.validate(state.schedule))
