@@ -29,15 +29,8 @@ extension LuaScheduleAPI {
             return .table(LuaTable(array: list))
         }
         try method("count") { [unowned self] schedule, _, args in
-            var (query, filter) = try shiftQuery(args, schedule)
-            let limit = query.limit
-            query.limit = nil
-            var total = 0
-            schedule.forEachShiftUnordered(query) { shift in
-                if filter.admits(shift) { total += 1 }
-                return limit.map { total < $0 } ?? true
-            }
-            return .integer(Int64(total))
+            let (query, filter) = try shiftQuery(args, schedule)
+            return .integer(Int64(schedule.count(query, attributes: filter.attributes, stopAt: query.limit)))
         }
         try method("minutes") { [unowned self] schedule, side, args in
             var (query, filter) = try shiftQuery(args, schedule)

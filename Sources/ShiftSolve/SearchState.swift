@@ -101,7 +101,13 @@ final class Evaluator {
     }
 
     /// The roster after giving each slot of `changes` its person (-1: nobody), evaluated.
-    func evaluate(_ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool = false) throws -> Candidate {
+    ///
+    /// With `peopleOnly`, only the touched people's person phases run: the days' and the rest's
+    /// parts are taken as they were, so the score is an estimate for ranking candidates of one
+    /// slot against each other (they differ only in who takes it), never one to commit.
+    func evaluate(
+        _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool = false, peopleOnly: Bool = false
+    ) throws -> Candidate {
         var mutations: [Mutation] = []
         mutations.reserveCapacity(changes.count)
         var people: [Int] = []
@@ -135,14 +141,14 @@ final class Evaluator {
             }
             if old >= 0, !people.contains(old) { people.append(old) }
             if person >= 0, !people.contains(person) { people.append(person) }
-            if hasDays {
+            if hasDays, !peopleOnly {
                 let day = dayIndex(slot.date)
                 if !days.contains(day) { days.append(day) }
             }
         }
         let schedule = try state.schedule.applying(.batch(mutations)).schedule
         let findings = try validator.evaluate(
-            schedule, people: people.map { problem.people[$0] }, days: days.map { problem.days[$0] }, rest: hasRest)
+            schedule, people: people.map { problem.people[$0] }, days: days.map { problem.days[$0] }, rest: hasRest && !peopleOnly)
         let personParts = findings.people.map(ScorePart.init)
         let dayParts = findings.days.map(ScorePart.init)
         let rest = findings.rest.map(ScorePart.init)

@@ -230,29 +230,49 @@ public struct Solver: Sendable {
         progress: ((SolveScore, Int) -> Void)?
     ) throws -> SolveStop? {
         var random = SeededGenerator(seed: seed ^ 0xC0FF_EE00)
-        // A slot nobody can make better (optional, or nobody fits) is given up after `probe` draws.
-        let enough = 4, draws = 48, probe = 12
+        // Candidates for one slot differ only in who takes it, so they are ranked by their person
+        // phases alone (the day's and the rest's parts would cost the same for each and, for
+        // rules that do not look at who works, say the same). The best few are then evaluated
+        // whole, and the first that improves the roster without an error of its own is taken.
+        let ranking = evaluator.hasDays || evaluator.hasRest
+        let enough = 4, draws = 48, probe = 12, whole = 3
         var lastReport = ContinuousClock.now
         var order = Array(problem.people.indices)
         for index in problem.slots.indices where state.assignment[index] < 0 {
             if let stop = shouldStop() { return stop }
-            var chosen: Candidate?
+            var ranked: [Candidate] = []
             // The fewest errors a candidate left so far, and how many did: fewer than the slot
             // left empty means the slot is needed and these candidates fit it.
             var fewest = Int.max, atFewest = 0
             for drawn in 0..<min(draws, order.count) {
                 order.swapAt(drawn, drawn + random.below(order.count - drawn))
-                let candidate = try evaluator.evaluate(state, [(index, order[drawn])])
+                let candidate = try evaluator.evaluate(state, [(index, order[drawn])], peopleOnly: ranking)
                 moves += 1
                 // A candidate that brings an error of its own is no better than nobody: the slot
                 // stays empty for the search, rather than one error traded for another.
-                if !evaluator.addsErrors(candidate, to: state), candidate.score < (chosen?.score ?? state.score) { chosen = candidate }
+                if !evaluator.addsErrors(candidate, to: state) { ranked.append(candidate) }
                 if candidate.score.hard < fewest {
                     (fewest, atFewest) = (candidate.score.hard, 1)
                 } else if candidate.score.hard == fewest {
                     atFewest += 1
                 }
-                if atFewest >= enough, fewest < state.score.hard || (fewest == state.score.hard && drawn + 1 >= probe) { break }
+                // Ranked on people alone, no candidate can do better than adding no error.
+                let settled = ranking ? fewest <= state.score.hard : fewest < state.score.hard
+                if atFewest >= enough, settled || (fewest == state.score.hard && drawn + 1 >= probe) { break }
+            }
+            ranked.sort { $0.score < $1.score }
+            var chosen: Candidate?
+            if ranking {
+                for best in ranked.prefix(whole) {
+                    let candidate = try evaluator.evaluate(state, best.changes)
+                    moves += 1
+                    if !evaluator.addsErrors(candidate, to: state), candidate.score < state.score {
+                        chosen = candidate
+                        break
+                    }
+                }
+            } else if let best = ranked.first, best.score < state.score {
+                chosen = best
             }
             if let chosen { evaluator.commit(chosen, to: &state) }
             if let progress, ContinuousClock.now - lastReport > .milliseconds(500) {

@@ -254,3 +254,49 @@ import Testing
         #expect(await first.schedule.shiftCount == 2)
     }
 }
+
+/// `Schedule.count(_:attributes:stopAt:)` counts held shifts from their index entries: the same
+/// numbers as counting the shifts the plain walk makes, for random schedules and queries.
+@Suite struct AttributeCountTests {
+    let f = Fixture()
+
+    @Test func theEntryCountMatchesThePlainWalk() async throws {
+        var random = SystemRandomNumberGenerator()
+        let (store, _) = try await f.store()
+        let types = [f.day, f.night, f.office]
+        let people: [Person?] = [f.bob, f.carol, nil]
+        let skills: [AttributeValue?] = [.string("nurse"), .string("head"), nil]
+        var mutations: [Mutation] = []
+        for n in 1...300 {
+            var shift = f.shift(n, types[n % 3], "2026-03-0\(1 + n % 9)", people[(n / 3) % 3])
+            if let skill = skills[(n / 7) % 3] { shift.attributes = ["skill": skill, "grade": .number(Double(n % 2))] }
+            mutations.append(.scheduleShift(shift))
+        }
+        try await store.apply(.batch(mutations))
+        let s = await store.schedule
+        for _ in 0..<400 {
+            var query = ShiftQuery()
+            if Bool.random(using: &random) { query.from = date("2026-03-0\(Int.random(in: 1...5, using: &random))") }
+            if Bool.random(using: &random) { query.to = date("2026-03-0\(Int.random(in: 4...9, using: &random))") }
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: query.personID = f.bob.id
+            case 1: query.unassignedOnly = true
+            default: break
+            }
+            if Bool.random(using: &random) { query.shiftTypeIDs = [types.randomElement(using: &random)!.id] }
+            if Int.random(in: 0..<5, using: &random) == 0 { query.locationID = f.ward.id }
+            if Int.random(in: 0..<5, using: &random) == 0 { query.excluding = f.shift(Int.random(in: 1...300, using: &random), f.day, "2026-03-01", nil).id }
+            var attributes: [(String, AttributeValue)] = []
+            if Bool.random(using: &random) { attributes.append(("skill", [AttributeValue.string("nurse"), .string("head"), .string("x")].randomElement(using: &random)!)) }
+            if Int.random(in: 0..<3, using: &random) == 0 { attributes.append(("grade", .number(Double(Int.random(in: 0...1, using: &random))))) }
+            let stopAt: Int? = Int.random(in: 0..<4, using: &random) == 0 ? Int.random(in: 0...20, using: &random) : nil
+            var plain = 0
+            s.forEachShiftUnordered(query) { shift in
+                if attributes.allSatisfy({ shift.attributes[$0.0] == $0.1 }) { plain += 1 }
+                return stopAt.map { plain < $0 } ?? true
+            }
+            if let stopAt { plain = min(plain, max(stopAt, 0)) }
+            #expect(s.count(query, attributes: attributes, stopAt: stopAt) == plain, "\(query) \(attributes) \(String(describing: stopAt))")
+        }
+    }
+}

@@ -189,6 +189,73 @@ extension Schedule {
     /// Every shift type id, in id order (the type index is read a type at a time).
     private var allTypeIDs: [ShiftTypeID] { shiftTypeStore.keys.sorted() }
 
+    /// The number of shifts a query selects that have every one of `attributes` (equal values),
+    /// counting up to `stopAt` at most (`query.limit` is ignored).
+    ///
+    /// A fast path for the rules' `schedule:count{…}`: shifts held in memory are counted from
+    /// their index entries and attribute boxes, without making a `ScheduledShift` for each (a
+    /// test compares it with counting `forEachShiftUnordered`'s shifts). A source's shifts are
+    /// counted the plain way.
+    public func count(_ query: ShiftQuery, attributes: [(String, AttributeValue)], stopAt: Int? = nil) -> Int {
+        var unlimited = query
+        unlimited.limit = nil
+        var total = 0
+        if let stopAt, stopAt <= 0 { return 0 }
+        func admitsAttributes(_ have: Attributes) -> Bool {
+            for (name, value) in attributes where have[name] != value { return false }
+            return true
+        }
+        if source != nil {
+            forEachShiftUnordered(unlimited) { shift in
+                if attributes.isEmpty || admitsAttributes(shift.attributes) { total += 1 }
+                return stopAt.map { total < $0 } ?? true
+            }
+            return total
+        }
+        let table = shiftStore
+        forEachHeldEntry(unlimited) { id, entry in
+            if attributes.isEmpty || admitsAttributes(table.attributes(of: id, entry)) { total += 1 }
+            return stopAt.map { total < $0 } ?? true
+        }
+        return total
+    }
+
+    /// The held shifts a query selects as index entries, in no order within a day, until `body`
+    /// returns false (`query.limit` is ignored): `forEachHeldShift` without making the shifts.
+    private func forEachHeldEntry(_ query: ShiftQuery, _ body: (ShiftID, ShiftTable.Entry) -> Bool) {
+        guard let (first, last) = dateBounds(of: query, within: index.dateRange), first <= last else { return }
+        let types = typeFilter(of: query)
+        if let types, types.isEmpty { return }
+        let parts = QueryParts(shifts: shiftStore, types: shiftTypeStore, zone: zone, query: query)
+        if let person = query.personID {
+            guard !query.unassignedOnly else { return }
+            index.forEachShift(of: person, from: first, to: last) { ref in
+                if let types, !types.contains(ref.type) { return true }
+                guard parts.admits(ref.id, type: ref.type, date: ref.date), let entry = parts.shifts.entry(ref.id) else { return true }
+                return body(ref.id, entry)
+            }
+            return
+        }
+        let bucketTypes = types ?? allTypeIDs
+        let dates: [LocalDate]
+        if first.days(to: last) + 1 > 4 * max(shiftStore.count, 256) {
+            dates = index.dates(ofTypes: bucketTypes, from: first, to: last).sorted()
+        } else {
+            dates = Array(stride(from: first, through: last, by: 1))
+        }
+        var going = true
+        for date in dates {
+            for type in bucketTypes {
+                index.forEachShift(ofType: type, on: date) { id in
+                    guard going, parts.admits(id, type: type, date: date), let entry = parts.shifts.entry(id) else { return }
+                    if query.unassignedOnly, entry.personID != nil { return }
+                    going = body(id, entry)
+                }
+                if !going { return }
+            }
+        }
+    }
+
     /// The number of shifts a query selects (ignoring `limit`).
     public func count(_ query: ShiftQuery) -> Int {
         var unlimited = query

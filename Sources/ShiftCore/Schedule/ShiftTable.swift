@@ -43,6 +43,14 @@ struct ShiftTable: Sendable, Equatable {
 
     func contains(_ id: ShiftID) -> Bool { entries.index(forKey: id) != nil }
 
+    /// A shift's plain fields, without making the shift.
+    func entry(_ id: ShiftID) -> Entry? { entries[id] }
+
+    /// A shift's attributes (empty when it has no extras), without making the shift.
+    func attributes(of id: ShiftID, _ entry: Entry) -> Attributes {
+        entry.hasExtras ? extras[id]?.attributes ?? [:] : [:]
+    }
+
     /// Every shift, in the map's (unspecified) order.
     var values: some Collection<ScheduledShift> { entries.lazy.map { shift($0.key, $0.value) } }
 
