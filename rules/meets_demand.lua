@@ -5,20 +5,6 @@
 -- person has it in their `skills` attribute. Demand is judged on every day of the planning period
 -- (the store's horizon.first..horizon.last, else the span of the shifts) and on every date a
 -- dated demand entry names.
-local util = require("lib.util")
-
-local function staffed(schedule, date, entry)
-  local count = 0
-  for _, shift in ipairs(schedule:shifts{ date = date, type = entry.type }) do
-    if shift.person ~= nil then
-      local skill = shift:attribute("skill")
-      if entry.skill == nil or skill == entry.skill or (skill == nil and util.has_skill(shift.person, entry.skill)) then
-        count = count + 1
-      end
-    end
-  end
-  return count
-end
 
 return rule {
   id = "meets_demand",
@@ -26,19 +12,16 @@ return rule {
   severity = "warning",
   params = { weight = 1 },
 
-  -- A day phase: the solver re-checks only the days a move touches (docs/rules.md, "The day
-  -- phase"). `validate` runs it for every day of the planning period and every dated demand.
-  validate_day = function(date, schedule, report, params)
-    for _, entry in ipairs(schedule:demand{ date = date }) do
-      local count = staffed(schedule, date, entry)
-      local who = entry.skill and (" " .. entry.skill) or ""
-      if count < entry.minimum then
-        report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, count), date = date }
-      end
-      if count < entry.optimal then
-        report{ message = ("%s is %d%s short of the optimal %d"):format(entry.type.symbol, entry.optimal - count, who, entry.optimal),
-                date = date, severity = "penalty", penalty = (entry.optimal - count) * params.weight }
-      end
+  -- A demand phase: called with one demand entry on one day and the number of people staffing
+  -- it (docs/rules.md, "The demand phase"); the solver asks again only when that number changes.
+  validate_demand = function(entry, staffed, report, params)
+    local who = entry.skill and (" " .. entry.skill) or ""
+    if staffed < entry.minimum then
+      report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, staffed), date = entry.date }
+    end
+    if staffed < entry.optimal then
+      report{ message = ("%s is %d%s short of the optimal %d"):format(entry.type.symbol, entry.optimal - staffed, who, entry.optimal),
+              date = entry.date, severity = "penalty", penalty = (entry.optimal - staffed) * params.weight }
     end
   end,
 

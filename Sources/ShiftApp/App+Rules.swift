@@ -17,10 +17,11 @@ public struct RuleOutput: Encodable, Sendable {
     public let validatePhase: Bool
     public let personPhase: Bool
     public let dayPhase: Bool
+    public let demandPhase: Bool
     public let examples: Int
     public let parameters: Attributes
 
-    enum CodingKeys: String, CodingKey { case id, summary, severity, enabled, triggers, file, validatePhase, personPhase, dayPhase, examples, parameters }
+    enum CodingKeys: String, CodingKey { case id, summary, severity, enabled, triggers, file, validatePhase, personPhase, dayPhase, demandPhase, examples, parameters }
 
     init(_ rule: RuleInfo) {
         id = rule.id
@@ -32,6 +33,7 @@ public struct RuleOutput: Encodable, Sendable {
         validatePhase = rule.hasValidatePhase
         personPhase = rule.hasPersonPhase
         dayPhase = rule.hasDayPhase
+        demandPhase = rule.hasDemandPhase
         examples = rule.exampleCount
         parameters = rule.parameters
     }

@@ -357,18 +357,22 @@ extension LuaScheduleAPI {
             let type = try shiftTypeID(table["type"], "demand: type")
             items = items.filter { $0.shiftTypeID == type }
         }
-        return .table(LuaTable(array: items.map { item in
-            var row: [LuaValue: LuaValue] = [
-                .string("id"): .string(item.id.description), .string("type"): view(type: item.shiftTypeID, side),
-                .string("minimum"): .integer(Int64(item.minimum)), .string("optimal"): .integer(Int64(item.optimal)),
-            ]
-            switch item.day {
-            case let .date(date): row[.string("date")] = .string(date.description)
-            case let .weekday(day): row[.string("weekday")] = .integer(Int64(day.rawValue))
-            }
-            if let skill = item.skill { row[.string("skill")] = .string(skill) }
-            return .table(LuaTable(hash: row))
-        }))
+        return .table(LuaTable(array: items.map { .table(LuaTable(hash: demandRow($0, side))) }))
+    }
+
+    /// A demand entry as `schedule:demand` gives it: id, type (a view), minimum, optimal, skill,
+    /// and its date or weekday.
+    func demandRow(_ item: Demand, _ side: Side = .after) -> [LuaValue: LuaValue] {
+        var row: [LuaValue: LuaValue] = [
+            .string("id"): .string(item.id.description), .string("type"): view(type: item.shiftTypeID, side),
+            .string("minimum"): .integer(Int64(item.minimum)), .string("optimal"): .integer(Int64(item.optimal)),
+        ]
+        switch item.day {
+        case let .date(date): row[.string("date")] = .string(date.description)
+        case let .weekday(day): row[.string("weekday")] = .integer(Int64(day.rawValue))
+        }
+        if let skill = item.skill { row[.string("skill")] = .string(skill) }
+        return row
     }
 
     /// `schedule:availability{ person = p, date = d }`: entries as plain tables.

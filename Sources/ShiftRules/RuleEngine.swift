@@ -267,19 +267,21 @@ final class LoadedRule {
     let validate: LuaRef?
     let validatePerson: LuaRef?
     let validateDay: LuaRef?
+    let validateDemand: LuaRef?
     /// Replaced while one of the rule's examples runs with parameters of its own.
     var params: LuaRef
     let examples: LuaTable?
     let triggers: Set<EntityKind>
     var id: String { info.id }
 
-    init(info: RuleInfo, check: LuaRef?, validate: LuaRef?, validatePerson: LuaRef?, validateDay: LuaRef?, params: LuaRef,
-         examples: LuaTable?, triggers: Set<EntityKind>) {
+    init(info: RuleInfo, check: LuaRef?, validate: LuaRef?, validatePerson: LuaRef?, validateDay: LuaRef?, validateDemand: LuaRef?,
+         params: LuaRef, examples: LuaTable?, triggers: Set<EntityKind>) {
         self.info = info
         self.check = check
         self.validate = validate
         self.validatePerson = validatePerson
         self.validateDay = validateDay
+        self.validateDemand = validateDemand
         self.params = params
         self.examples = examples
         self.triggers = triggers
@@ -647,7 +649,9 @@ final class EngineState {
             try checkEachShift(schedule, only: only, slice: nil)
             let perShift = collected.count
             try checkPeople(schedule, rules: personPhaseRules(only: only), groups: groups[...])
-            try checkDays(schedule, rules: dayPhaseRules(only: only), days: try planningDays(schedule)[...])
+            let days = try planningDays(schedule)[...]
+            try checkDays(schedule, rules: dayPhaseRules(only: only), days: days)
+            try checkDemand(schedule, rules: demandPhaseRules(only: only), days: days)
             let scoped = collected.count
             try wholeSchedulePhase(schedule, only: only)
             let parts = Self.deduplicated([Array(collected[..<perShift]), Array(collected[scoped...])])
@@ -661,7 +665,7 @@ final class EngineState {
         case shifts(ArraySlice<ScheduledShift>)
         /// `validate_person` for these groups of people.
         case people(ArraySlice<PersonGroup>)
-        /// `validate_day` for every planning day.
+        /// `validate_day` and `validate_demand` for every planning day.
         case days
         /// Each rule's `validate`.
         case wholeSchedule
@@ -672,7 +676,10 @@ final class EngineState {
             switch part {
             case let .shifts(slice): try checkEachShift(schedule, only: only, slice: slice)
             case let .people(groups): try checkPeople(schedule, rules: personPhaseRules(only: only), groups: groups)
-            case .days: try checkDays(schedule, rules: dayPhaseRules(only: only), days: try planningDays(schedule)[...])
+            case .days:
+                let days = try planningDays(schedule)[...]
+                try checkDays(schedule, rules: dayPhaseRules(only: only), days: days)
+                try checkDemand(schedule, rules: demandPhaseRules(only: only), days: days)
             case .wholeSchedule: try wholeSchedulePhase(schedule, only: only)
             }
             return collected
@@ -707,10 +714,15 @@ final class EngineState {
         rules.filter { $0.validateDay != nil && enabled($0, only: only) }
     }
 
-    /// The days of a schedule's day phases (`Schedule.planningDays`); none without day phases,
-    /// so a bad horizon setting fails only the rules that read it.
+    /// The rules whose demand phase runs in `validate`.
+    func demandPhaseRules(only: String?) -> [LoadedRule] {
+        rules.filter { $0.validateDemand != nil && enabled($0, only: only) }
+    }
+
+    /// The days of a schedule's day and demand phases (`Schedule.planningDays`); none without
+    /// such phases, so a bad horizon setting fails only the rules that read it.
     func planningDays(_ schedule: Schedule) throws -> [LocalDate] {
-        rules.contains { $0.validateDay != nil } ? try schedule.planningDays() : []
+        rules.contains { $0.validateDay != nil || $0.validateDemand != nil } ? try schedule.planningDays() : []
     }
 
     /// The rules whose person phase can spare their checks of a batch's adds: those that check
@@ -871,6 +883,55 @@ final class EngineState {
 
     /// Days per day-phase call: a call's budget covers a month of a rule's days with room.
     static let dayChunk = 31
+
+    /// `validate_demand(entry, staffed, report, params)` for each demand entry on each of the
+    /// days: `entry` as `schedule:demand` gives it, with `date` the day judged and `in_period`
+    /// whether that day is in the planning period (`schedule:horizon()`); `staffed` is
+    /// `Schedule.staffed`.
+    ///
+    /// The phase sees no schedule, so what it reports depends on its arguments alone and is
+    /// remembered: the same rule, parameters, entry, day and count give the same findings
+    /// without a call into Lua. The solver re-checks the days a move touches, and a move that
+    /// only changes who works leaves every count as it was.
+    func checkDemand(_ schedule: Schedule, rules phased: [LoadedRule], days: ArraySlice<LocalDate>) throws {
+        guard !phased.isEmpty, !days.isEmpty else { return }
+        let period = try schedule.planningPeriod()
+        for day in days {
+            let inPeriod = period?.contains(day) ?? false
+            for entry in schedule.demand(on: day) {
+                let staffed = schedule.staffed(entry, on: day)
+                for rule in phased {
+                    let key = DemandKey(
+                        rule: ObjectIdentifier(rule), params: ObjectIdentifier(rule.params), demand: entry, day: day,
+                        staffed: staffed, inPeriod: inPeriod)
+                    if let found = demandMemo[key] {
+                        collected.append(contentsOf: found)
+                        continue
+                    }
+                    var row = api.demandRow(entry)
+                    row[.string("date")] = .string(day.description)
+                    row[.string("in_period")] = .boolean(inPeriod)
+                    let start = collected.count
+                    try run(rule, rule.validateDemand!, [.table(LuaTable(hash: row)), .integer(Int64(staffed)), api.reportFunction, .reference(rule.params)])
+                    if demandMemo.count >= Self.demandMemoLimit { demandMemo.removeAll(keepingCapacity: true) }
+                    demandMemo[key] = Array(collected[start...])
+                }
+            }
+        }
+    }
+
+    /// What a demand phase call depends on.
+    private struct DemandKey: Hashable {
+        let rule: ObjectIdentifier
+        let params: ObjectIdentifier
+        let demand: Demand
+        let day: LocalDate
+        let staffed: Int
+        let inPeriod: Bool
+    }
+    /// Demand phase findings by what they depend on (cleared when it grows past the limit).
+    @exclusivity(unchecked) private var demandMemo: [DemandKey: [Violation]] = [:]
+    static let demandMemoLimit = 100_000
 
     /// Each rule's `validate(schedule, report, params)`.
     func wholeSchedulePhase(_ schedule: Schedule, only: String?) throws {

@@ -19,6 +19,9 @@ public struct RuleInfo: Codable, Hashable, Sendable {
     public let hasPersonPhase: Bool
     /// True when it has a day phase (`validate_day`), which `validate` runs for each planning day.
     public let hasDayPhase: Bool
+    /// True when it has a demand phase (`validate_demand`), which `validate` runs for each demand
+    /// entry on each planning day with the number of people staffing it.
+    public let hasDemandPhase: Bool
     public let exampleCount: Int
     /// Its parameters after the store's overrides.
     public let parameters: Attributes

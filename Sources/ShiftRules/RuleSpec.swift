@@ -6,7 +6,7 @@ import ShiftCore
 enum RuleSpec {
     static let knownKeys: Set<String> = [
         "__plugin", "id", "summary", "description", "severity", "on", "check", "validate", "validate_person",
-        "validate_day", "params", "examples",
+        "validate_day", "validate_demand", "params", "examples",
     ]
 
     static func read(_ plugin: LuaRef, file: String, runtime: LuaRuntime, config: RulesConfig) throws -> LoadedRule {
@@ -14,7 +14,7 @@ enum RuleSpec {
         guard case let .table(spec) = try runtime.value(of: plugin) else { throw invalid("rule{ … } must be given a table") }
         for key in spec.hash.keys {
             guard case let .string(name) = key, knownKeys.contains(name) else {
-                throw invalid("unknown field \(key.stringValue.map { "'\($0)'" } ?? "of type \(key.typeName)") in rule{ … } (id, summary, description, severity, on, check, validate, validate_person, validate_day, params, examples)")
+                throw invalid("unknown field \(key.stringValue.map { "'\($0)'" } ?? "of type \(key.typeName)") in rule{ … } (id, summary, description, severity, on, check, validate, validate_person, validate_day, validate_demand, params, examples)")
             }
         }
         guard case let .string(id) = spec["id"], id.range(of: #"^[a-z][a-z0-9_]*$"#, options: .regularExpression) != nil else {
@@ -44,8 +44,9 @@ enum RuleSpec {
         let validate = try function(spec["validate"], "validate", id, invalid)
         let validatePerson = try function(spec["validate_person"], "validate_person", id, invalid)
         let validateDay = try function(spec["validate_day"], "validate_day", id, invalid)
-        guard check != nil || validate != nil || validatePerson != nil || validateDay != nil else {
-            throw invalid("rule \(id) needs a check function, a validate, validate_person or validate_day function, or both")
+        let validateDemand = try function(spec["validate_demand"], "validate_demand", id, invalid)
+        guard check != nil || validate != nil || validatePerson != nil || validateDay != nil || validateDemand != nil else {
+            throw invalid("rule \(id) needs a check function, a validate, validate_person, validate_day or validate_demand function, or both")
         }
         if check != nil, triggers.isEmpty {
             throw invalid("rule \(id) has a check but no triggers: add on = { \"shift\" } (or person, shift_type, location, demand, availability, settings)")
@@ -78,8 +79,10 @@ enum RuleSpec {
 
         let info = RuleInfo(
             id: id, summary: summary, severity: severity, triggers: triggers, file: file, enabled: !config.disabled.contains(id),
-            hasValidatePhase: validate != nil, hasPersonPhase: validatePerson != nil, hasDayPhase: validateDay != nil, exampleCount: exampleCount, parameters: effective)
-        return LoadedRule(info: info, check: check, validate: validate, validatePerson: validatePerson, validateDay: validateDay, params: params, examples: examples, triggers: Set(triggers))
+            hasValidatePhase: validate != nil, hasPersonPhase: validatePerson != nil, hasDayPhase: validateDay != nil,
+            hasDemandPhase: validateDemand != nil, exampleCount: exampleCount, parameters: effective)
+        return LoadedRule(info: info, check: check, validate: validate, validatePerson: validatePerson, validateDay: validateDay,
+                          validateDemand: validateDemand, params: params, examples: examples, triggers: Set(triggers))
     }
 
     private static func entity(_ name: String, _ id: String, _ invalid: (String) -> RuleError) throws -> EntityKind {

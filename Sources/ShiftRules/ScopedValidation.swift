@@ -6,7 +6,8 @@ import ShiftCore
 ///
 /// `validate` is, finding for finding, the union of:
 /// - each person's person phases (`validate_person`), which depend on that person's shifts only;
-/// - each planning day's day phases (`validate_day`), which depend on the shifts of that day only;
+/// - each planning day's day phases (`validate_day`) and demand phases (`validate_demand`), which
+///   depend on the shifts of that day only;
 /// - the rest: `check` over every shift for rules without a person phase, and every `validate`.
 /// A change to some people's shifts on some days therefore needs only those people, those days
 /// and the rest evaluated again. The rest has no scope, so it is evaluated whole every time:
@@ -30,8 +31,8 @@ package final class ScopedValidator {
         }.map(\.id)
     }
 
-    /// Whether any enabled rule has a day phase.
-    package var hasDayPhases: Bool { !state.dayPhaseRules(only: nil).isEmpty }
+    /// Whether any enabled rule has a day or demand phase.
+    package var hasDayPhases: Bool { !state.dayPhaseRules(only: nil).isEmpty || !state.demandPhaseRules(only: nil).isEmpty }
 
     /// What a scoped evaluation found: per person and per day in the order asked, and the rest.
     package struct Findings {
@@ -59,9 +60,11 @@ extension EngineState {
                 findings.people.append(collected(since: start))
             }
             let dayRules = dayPhaseRules(only: nil)
+            let demandRules = demandPhaseRules(only: nil)
             for day in days {
                 let start = collectedCount
                 try checkDays(schedule, rules: dayRules, days: [day][...])
+                try checkDemand(schedule, rules: demandRules, days: [day][...])
                 findings.days.append(collected(since: start))
             }
             if rest {

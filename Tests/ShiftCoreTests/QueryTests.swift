@@ -299,4 +299,41 @@ import Testing
             #expect(s.count(query, attributes: attributes, stopAt: stopAt) == plain, "\(query) \(attributes) \(String(describing: stopAt))")
         }
     }
+
+    /// `staffed` (what `validate_demand` is given) against its definition, counted over the
+    /// shifts themselves: the shift's skill, else its person's skills (a list or one name).
+    @Test func staffedCountsWhatItsDefinitionSays() async throws {
+        let (store, _) = try await f.store()
+        var bob = f.bob, carol = f.carol
+        bob.attributes["skills"] = .list([.string("nurse"), .string("head")])
+        carol.attributes["skills"] = .string("nurse")
+        var mutations: [Mutation] = [.updatePerson(bob), .updatePerson(carol)]
+        let people: [Person?] = [bob, carol, nil]
+        let skills: [AttributeValue?] = [.string("nurse"), .string("head"), nil, .number(1)]
+        for n in 1...200 {
+            var shift = f.shift(n, [f.day, f.night][n % 2], "2026-03-0\(1 + n % 5)", people[(n / 2) % 3])
+            if let skill = skills[(n / 6) % 4] { shift.attributes = ["skill": skill] }
+            mutations.append(.scheduleShift(shift))
+        }
+        try await store.apply(.batch(mutations))
+        let s = await store.schedule
+        for day in 1...5 {
+            for type in [f.day, f.night] {
+                for skill in [nil, "nurse", "head", "cook"] as [String?] {
+                    let demand = Demand(id: DemandID(UUID()), day: .date(date("2026-03-0\(day)")), shiftTypeID: type.id, skill: skill, minimum: 1, optimal: 2)
+                    let expected = s.shifts(ShiftQuery(from: date("2026-03-0\(day)"), to: date("2026-03-0\(day)"), shiftTypeIDs: [type.id])).filter { shift in
+                        guard let person = shift.personID else { return false }
+                        guard let skill else { return true }
+                        if let own = shift.attributes["skill"] { return own == .string(skill) }
+                        switch s.person(person)?.attributes["skills"] {
+                        case let .string(name)?: return name == skill
+                        case let .list(names)?: return names.contains(.string(skill))
+                        default: return false
+                        }
+                    }.count
+                    #expect(s.staffed(demand, on: date("2026-03-0\(day)")) == expected, "\(day) \(type.symbol) \(String(describing: skill))")
+                }
+            }
+        }
+    }
 }

@@ -220,6 +220,38 @@ extension Schedule {
         return total
     }
 
+    /// How many people staff a demand entry on a day: the assigned shifts of its type that day
+    /// that cover its skill. A shift covers a skill when its `skill` attribute names it, or when
+    /// it has no `skill` attribute and its person's `skills` attribute (a list of names, or one
+    /// name) holds it; without a skill, every assigned shift of the type counts. (The stock
+    /// `meets_demand` and the INRC-II rules count this way; `validate_demand` is given it.)
+    public func staffed(_ demand: Demand, on day: LocalDate) -> Int {
+        let query = ShiftQuery(from: day, to: day, shiftTypeIDs: [demand.shiftTypeID])
+        var total = 0
+        func covers(_ person: PersonID, _ attributes: Attributes) -> Bool {
+            guard let skill = demand.skill else { return true }
+            if let own = attributes["skill"] { return own == .string(skill) }
+            switch personStore[person]?.attributes["skills"] {
+            case let .string(name)?: return name == skill
+            case let .list(names)?: return names.contains(.string(skill))
+            default: return false
+            }
+        }
+        if source != nil {
+            forEachShiftUnordered(query) { shift in
+                if let person = shift.personID, covers(person, shift.attributes) { total += 1 }
+                return true
+            }
+            return total
+        }
+        let table = shiftStore
+        forEachHeldEntry(query) { id, entry in
+            if let person = entry.personID, covers(person, demand.skill == nil ? [:] : table.attributes(of: id, entry)) { total += 1 }
+            return true
+        }
+        return total
+    }
+
     /// The held shifts a query selects as index entries, in no order within a day, until `body`
     /// returns false (`query.limit` is ignored): `forEachHeldShift` without making the shifts.
     private func forEachHeldEntry(_ query: ShiftQuery, _ body: (ShiftID, ShiftTable.Entry) -> Bool) {

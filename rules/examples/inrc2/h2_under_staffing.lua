@@ -1,9 +1,10 @@
 -- INRC-II H2, under-staffing (hard): on every day, for every shift type and skill, at least the
 -- minimum number of nurses is assigned with that skill. Each missing nurse is one violation.
--- A whole-roster check, not run on each edit (a roster being built is short by nature): its day
--- phase (`validate_day`) checks one date's demand, for each day of the horizon, in
--- `shiftctl validate` and after each move of `shiftctl solve`; dates outside the horizon report
--- nothing. Demand entries are the requirements; a shift covers the skill in its `skill` attribute.
+-- A whole-roster check, not run on each edit (a roster being built is short by nature): its
+-- demand phase (`validate_demand`) judges one demand entry on one day of the horizon, given the
+-- nurses staffing it, in `shiftctl validate` and in `shiftctl solve` (which asks again only when
+-- that number changes); dates outside the horizon report nothing. A shift covers the skill in
+-- its `skill` attribute.
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -11,17 +12,12 @@ return rule {
   summary = "INRC-II H2: every shift type and skill has its minimum number of nurses.",
   severity = "error",
 
-  validate_day = function(date, schedule, report)
-    local entries, open = inrc2.demand_on(schedule, date)
-    for _, entry in ipairs(entries) do
-      if entry.minimum > 0 then
-        local have = inrc2.staffed(schedule, date, entry.type, entry.skill, open)
-        for missing = 1, entry.minimum - have do
-          report{ message = ("%s: %d assigned, minimum %d (missing nurse %d of %d)")
-                    :format(inrc2.slot(entry), have, entry.minimum, missing, entry.minimum - have),
-                  date = date }
-        end
-      end
+  validate_demand = function(entry, staffed, report)
+    if not entry.in_period then return end
+    for missing = 1, entry.minimum - staffed do
+      report{ message = ("%s: %d assigned, minimum %d (missing nurse %d of %d)")
+                :format(inrc2.slot(entry), staffed, entry.minimum, missing, entry.minimum - staffed),
+              date = entry.date }
     end
   end,
 

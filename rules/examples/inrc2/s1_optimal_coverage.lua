@@ -1,9 +1,9 @@
 -- INRC-II S1, insufficient staffing for optimal coverage (soft): each nurse missing from the
 -- optimal number of a (day, shift type, skill) costs `weight` (30). Nurses missing below the
 -- minimum are H2's (inrc2_h2_under_staffing), not S1's too: a slot below its minimum costs only
--- the gap from the minimum to the optimum, as the official validator counts it. A day phase
--- (`validate_day`): one date's demand, for each day of the horizon, in `shiftctl validate` and
--- after each move of `shiftctl solve`; dates outside the horizon cost nothing.
+-- the gap from the minimum to the optimum, as the official validator counts it. A demand phase
+-- (`validate_demand`): one demand entry on one day of the horizon, given the nurses staffing it;
+-- dates outside the horizon cost nothing.
 local inrc2 = require("lib.inrc2")
 
 return rule {
@@ -12,20 +12,15 @@ return rule {
   severity = "penalty",
   params = { weight = 30 },
 
-  validate_day = function(date, schedule, report, params)
-    local entries, open = inrc2.demand_on(schedule, date)
-    for _, entry in ipairs(entries) do
-      if entry.optimal > 0 then
-        local have = inrc2.staffed(schedule, date, entry.type, entry.skill, open)
-        local counted = math.max(have, entry.minimum)
-        if counted < entry.optimal then
-          local message = have < entry.minimum
-            and ("%s: %d assigned, optimal %d (below the minimum %d, which H2 counts)")
-                  :format(inrc2.slot(entry), have, entry.optimal, entry.minimum)
-            or ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), have, entry.optimal)
-          report{ message = message, date = date, penalty = (entry.optimal - counted) * params.weight }
-        end
-      end
+  validate_demand = function(entry, staffed, report, params)
+    if not entry.in_period or entry.optimal <= 0 then return end
+    local counted = math.max(staffed, entry.minimum)
+    if counted < entry.optimal then
+      local message = staffed < entry.minimum
+        and ("%s: %d assigned, optimal %d (below the minimum %d, which H2 counts)")
+              :format(inrc2.slot(entry), staffed, entry.optimal, entry.minimum)
+        or ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), staffed, entry.optimal)
+      report{ message = message, date = entry.date, penalty = (entry.optimal - counted) * params.weight }
     end
   end,
 

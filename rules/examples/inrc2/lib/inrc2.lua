@@ -195,29 +195,6 @@ function inrc2.worked_weekends(shifts, span)
   return count, worked
 end
 
---- How many people work shift type `type` on `date` covering `skill` (the shift's `skill`
---- attribute; any skill when nil). Open shifts do not count. `open` false says the date has no
---- open shifts at all (skips a query).
-function inrc2.staffed(schedule, date, type, skill, open)
-  local filter = { date = date, type = type }
-  if skill ~= nil then filter.attributes = { skill = skill } end
-  local all = schedule:count(filter)
-  if open == false or all == 0 then return all end
-  filter.unassigned = true
-  return all - schedule:count(filter)
-end
-
---- The demand entries of one date inside the horizon (dated entries and weekday entries that
---- apply on it, as `schedule:demand{ date = d }` gives them), with a second result saying
---- whether the date has open shifts; nothing outside the horizon or without one.
-function inrc2.demand_on(schedule, date)
-  local horizon = schedule:horizon()
-  if horizon == nil or date < horizon.first or date > horizon.last then return {}, false end
-  local entries = schedule:demand{ date = date }
-  if #entries == 0 then return entries, false end
-  return entries, schedule:count{ date = date, unassigned = true, limit = 1 } > 0
-end
-
 --- "Early HeadNurse" or "Early" for messages.
 function inrc2.slot(entry)
   return entry.skill and (entry.type.symbol .. " " .. entry.skill) or entry.type.symbol
