@@ -218,8 +218,10 @@ struct PostgresRepositoryTests {
         }
         let booked = shift(2)
         try await writer.apply(.scheduleShift(booked))
+        // Generous: on a loaded machine the watcher's pool connects late, and a transaction
+        // elsewhere on the server holds the watermark back until it ends.
         let timeout = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(30))
             found.cancel()
         }
         let seen = await found.value
