@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ShiftCore", targets: ["ShiftCore"]),
         .library(name: "ShiftStorage", targets: ["ShiftStorage"]),
         .library(name: "ShiftStorageSQLite", targets: ["ShiftStorageSQLite"]),
+        .library(name: "ShiftStoragePostgres", targets: ["ShiftStoragePostgres"]),
         .library(name: "LuaHost", targets: ["LuaHost"]),
         .library(name: "ShiftRules", targets: ["ShiftRules"]),
         .library(name: "ShiftApp", targets: ["ShiftApp"]),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Lua
@@ -62,6 +64,15 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // The PostgreSQL store (postgres-nio): one schedule shared by several machines. Only this
+        // target depends on postgres-nio.
+        .target(
+            name: "ShiftStoragePostgres",
+            dependencies: [
+                "ShiftCore", "ShiftStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // The plugin host: the schedule's Lua API, rules, rotations and scripts.
         .target(
             name: "ShiftRules",
@@ -76,7 +87,7 @@ let package = Package(
         // rosters and reports. `shiftctl` only parses arguments and calls it.
         .target(
             name: "ShiftApp",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop", "ShiftSolve"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "ShiftRules", "ShiftInterop", "ShiftSolve"]
         ),
         // iCalendar, CSV and HTML import and export.
         .target(name: "ShiftInterop", dependencies: ["ShiftCore"]),
@@ -115,7 +126,7 @@ let package = Package(
         // A tiny writer process used by the crash-safety and multi-process tests.
         .executableTarget(
             name: "StoreWriter",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres"]
         ),
 
         // MARK: Tests
@@ -142,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "ShiftStorageTests",
             dependencies: [
-                "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "StoreWriter",
+                "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "StoreWriter",
                 // To damage and age test databases behind the repository's back.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

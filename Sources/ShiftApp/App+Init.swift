@@ -23,7 +23,7 @@ extension App {
     public func initialize(timeZone: String?, weekStart: String?, noRules: Bool) async throws -> CommandResult {
         let path = workspace.absoluteStorePath
         let kind = try workspace.storeKind()
-        guard !FileManager.default.fileExists(atPath: path) else { throw AppError.storeExists(path: workspace.storePath) }
+        guard try !workspace.translatingStorageErrors({ try kind.exists(at: path) }) else { throw AppError.storeExists(path: workspace.storePath) }
 
         let zone = timeZone ?? environment.variables["TZ"].flatMap { ZoneRules(identifier: $0)?.identifier } ?? TimeZone.current.identifier
         guard ZoneRules(identifier: zone) != nil else {

@@ -1,5 +1,9 @@
 import Foundation
 import ShiftCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `migrate` copied.
 public struct MigrateOutput: Encodable, Sendable {
@@ -27,15 +31,15 @@ extension App {
         guard let kind = StoreKind(path: destination) else {
             throw AppError.invalidValue(option: "--to", message: "\(destination): unsupported store type; name the new store with one of \(StoreKind.extensionsText)")
         }
-        let target = environment.absolute(destination)
+        let target = kind == .postgres ? destination : environment.absolute(destination)
         guard (target as NSString).standardizingPath != (workspace.absoluteStorePath as NSString).standardizingPath else {
             throw AppError.invalidValue(option: "--to", message: "\(destination) is the store itself; name a new file")
         }
-        guard !FileManager.default.fileExists(atPath: target) else {
+        guard try !workspace.translatingStorageErrors({ try kind.exists(at: target) }) else {
             throw AppError.invalidValue(option: "--to", message: "\(destination) already exists; migrate writes a new store (remove it or name another file)")
         }
 
-        guard FileManager.default.fileExists(atPath: workspace.absoluteStorePath) else {
+        guard try workspace.translatingStorageErrors({ try workspace.storeKind().exists(at: workspace.absoluteStorePath) }) else {
             throw AppError.storeMissing(path: workspace.storePath)
         }
         // Hold the store's write lock while reading it, so no writer commits halfway through.
@@ -46,13 +50,14 @@ extension App {
         let schedule = try original.materialized()
         if let failure = original.source?.takeFailure() { throw failure }
 
-        let folder = (target as NSString).deletingLastPathComponent
+        // A server's store has no folder: its rule folders are relative to the current one.
+        let folder = kind == .postgres ? environment.currentDirectory : (target as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw AppError.fileError(path: folder, reason: "cannot create the folder: \(error.localizedDescription)")
         }
-        try kind.create(schedule, at: target)
+        try kind.create(schedule, at: target, progress: migrateProgress())
         do {
             let copy = try kind.repository(path: target).load().0
             let identical = copy == schedule
@@ -77,5 +82,18 @@ extension App {
             text += "note: the store's rules.directories are relative to its folder and are not found beside \(destination); copy the rules folder there or pass --rules\n"
         }
         return CommandResult(text: text, json: output)
+    }
+
+    /// Rows written so far, on stderr when it is a terminal: `migrate: 40% (400000 of 1000000 rows)`,
+    /// each whole percent once, the line rewritten in place.
+    private func migrateProgress() -> (@Sendable (Int, Int) -> Void)? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        let diagnostics = environment.diagnostics
+        let shown = Mutex(-1)
+        return { done, total in
+            let percent = total == 0 ? 100 : done * 100 / total
+            guard shown.withLock({ old in defer { old = percent }; return old != percent }) else { return }
+            diagnostics("\rmigrate: \(percent)% (\(done) of \(total) rows)" + (done == total ? "\n" : ""))
+        }
     }
 }

@@ -85,10 +85,14 @@ public struct Workspace: Sendable {
         return "./schedule.json"
     }
 
-    public var absoluteStorePath: String { environment.absolute(storePath) }
+    /// The store path made absolute (a `postgres://` URL as it is).
+    public var absoluteStorePath: String { StoreKind(path: storePath) == .postgres ? storePath : environment.absolute(storePath) }
 
-    /// The folder holding the store file.
-    public var storeFolder: String { (absoluteStorePath as NSString).deletingLastPathComponent }
+    /// The folder holding the store file (for a server's store, the current folder: rule folders
+    /// are relative to it).
+    public var storeFolder: String {
+        StoreKind(path: storePath) == .postgres ? environment.currentDirectory : (absoluteStorePath as NSString).deletingLastPathComponent
+    }
 
     /// The backend the store path's extension names (`.json`, `.sqlite`).
     public func storeKind() throws -> StoreKind {

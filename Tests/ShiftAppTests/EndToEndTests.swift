@@ -66,7 +66,7 @@ import Testing
         defer { sandbox.remove() }
         let result = try sandbox.run("--store", "team.xml", "person", "list")
         #expect(result.status == 2)
-        #expect(result.stderr == "shiftctl: team.xml: unsupported store type; name the store with one of .json, .sqlite (or .sqlite3, .db)\n")
+        #expect(result.stderr == "shiftctl: team.xml: unsupported store type; name the store with one of .json, .sqlite (or .sqlite3, .db), or a postgres:// URL\n")
         let missing = try sandbox.run("--store", "team.sqlite", "person", "list")
         #expect(missing.status == 2)
         #expect(missing.stderr == "shiftctl: team.sqlite: no schedule store here (create one with shiftctl init, or pass --store)\n")

@@ -3,11 +3,15 @@ import Testing
 import ShiftCore
 @testable import ShiftStorage
 import ShiftStorageSQLite
+import ShiftStoragePostgres
 
 /// One backend under test: how to make a repository over fresh storage, and how to open the same
 /// storage again (a second process, or a restart).
 struct Backend: CustomTestStringConvertible, Sendable {
     let name: String
+    /// Whether writers exclude each other with a lock (the file stores); PostgreSQL's writers run
+    /// side by side in SERIALIZABLE transactions instead.
+    var locksWriters = true
     let make: @Sendable (Schedule) throws -> (repository: any ScheduleRepository, reopen: @Sendable () -> any ScheduleRepository, keepAlive: AnyObject?)
     var testDescription: String { name }
 
@@ -32,7 +36,16 @@ struct Backend: CustomTestStringConvertible, Sendable {
         return (repository, { try! SQLiteRepository(path: path) }, directory)
     }
 
-    static let all: [Backend] = [.memory, .jsonFile, .sqlite]
+    /// A new schedule of its own in the test server's database (`SHIFT_TEST_POSTGRES`).
+    static let postgres = Backend(name: "postgres", locksWriters: false) { schedule in
+        let url = try PostgresTestServer.freshScheduleURL()
+        let repository = try PostgresRepository(url: url, createIfMissing: true)
+        try repository.write(schedule)
+        return (repository, { try! PostgresRepository(url: url) }, nil)
+    }
+
+    /// Every backend; PostgreSQL when the tests have a server (or must have one: CI).
+    static let all: [Backend] = [.memory, .jsonFile, .sqlite] + (PostgresTestServer.enabled ? [.postgres] : [])
 }
 
 /// The contract every repository keeps.
@@ -72,7 +85,7 @@ struct Backend: CustomTestStringConvertible, Sendable {
         withExtendedLifetime(keep) {}
     }
 
-    @Test(arguments: Backend.all) func theWriteLockIsExclusive(_ backend: Backend) async throws {
+    @Test(arguments: Backend.all.filter(\.locksWriters)) func theWriteLockIsExclusive(_ backend: Backend) async throws {
         let (repository, reopen, keep) = try backend.make(base)
         let other = reopen()
         #expect(try repository.tryLockForWriting())
@@ -83,7 +96,7 @@ struct Backend: CustomTestStringConvertible, Sendable {
         withExtendedLifetime(keep) {}
     }
 
-    @Test(arguments: Backend.all) func aWriterWaitsForTheLockAndTimesOutClearly(_ backend: Backend) async throws {
+    @Test(arguments: Backend.all.filter(\.locksWriters)) func aWriterWaitsForTheLockAndTimesOutClearly(_ backend: Backend) async throws {
         let (repository, reopen, keep) = try backend.make(base)
         let holder = reopen()
         #expect(try holder.tryLockForWriting())
@@ -95,6 +108,17 @@ struct Backend: CustomTestStringConvertible, Sendable {
         }
         holder.unlockForWriting()
         try await store.apply(.addPerson(person))
+        withExtendedLifetime(keep) {}
+    }
+
+    @Test(arguments: Backend.all.filter { !$0.locksWriters }) func writersOfTwoRepositoriesRunSideBySide(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let other = reopen()
+        #expect(try repository.tryLockForWriting())
+        #expect(try other.tryLockForWriting(), "no lock across repositories: each writes in a transaction of its own")
+        #expect(try !repository.tryLockForWriting(), "one transaction at a time within a repository")
+        repository.unlockForWriting()
+        other.unlockForWriting()
         withExtendedLifetime(keep) {}
     }
 

@@ -72,6 +72,13 @@ extension ScheduleRepository {
     }
 }
 
+/// An error after which a mutation may run again from the start on the store's new state: the
+/// repository rolled everything back because a concurrent writer's commit conflicts with what
+/// this one read or wrote (a database's serialization failure). `ScheduleStore.apply` runs such a
+/// mutation again, re-reading the store and re-running the rules, a bounded number of times with
+/// a growing, jittered pause; when the attempts run out it throws the last such error.
+public protocol RetryableStoreError: Error, Sendable {}
+
 /// A repository that can say when a commit was made through it by any store (SQLite, through
 /// GRDB's `ValueObservation`). A store over it refreshes its observers (`observe()`) when
 /// another store over the same repository commits, without waiting for its own next change.

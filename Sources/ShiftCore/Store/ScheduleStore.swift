@@ -62,10 +62,37 @@ public actor ScheduleStore {
     ///   rules' violations, `.validatorFailed` when a rule could not run, `.lockTimeout`, the
     ///   precondition's error, or the repository's error when saving failed. In every case
     ///   nothing was written.
+    ///
+    /// A repository that lets writers run side by side (PostgreSQL) may end an attempt with a
+    /// `RetryableStoreError` when another writer's commit conflicts with it; the mutation then
+    /// runs again from the start (precondition and rules included) on the new state, at most
+    /// `conflictAttempts` times.
     @discardableResult
     public func apply(
         _ mutation: Mutation, as user: UserProfile? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil,
         confirmation: (@Sendable () async throws -> Void)? = nil
+    ) async throws -> CommitResult {
+        var attempt = 1
+        while true {
+            do {
+                return try await applyOnce(mutation, as: user, precondition: precondition, confirmation: confirmation)
+            } catch let error as any RetryableStoreError {
+                guard attempt < Self.conflictAttempts else { throw error }
+                // 2, 4, 8… ms up to 128, each a random part of it, so that writers who collided
+                // do not collide again in step.
+                let ceiling = 1 << min(attempt + 1, 7)
+                try await Task.sleep(for: .microseconds(Int.random(in: ceiling * 500...ceiling * 1000)))
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times `apply` runs a mutation that keeps meeting conflicting writers.
+    public static let conflictAttempts = 12
+
+    private func applyOnce(
+        _ mutation: Mutation, as user: UserProfile?, precondition: (@Sendable (Schedule) throws -> Void)?,
+        confirmation: (@Sendable () async throws -> Void)?
     ) async throws -> CommitResult {
         try await repository.lockForWriting(timeout: environment.lockTimeout)
         defer { repository.unlockForWriting() }

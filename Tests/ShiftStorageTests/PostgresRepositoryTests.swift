@@ -1,0 +1,231 @@
+import Foundation
+import Testing
+import ShiftCore
+import ShiftStoragePostgres
+
+/// Nobody works two shifts on one day: a rule whose read must be covered by the transaction.
+struct OneShiftADay: ScheduleValidator {
+    let name = "one shift a day"
+
+    func evaluate(_ proposal: Proposal) throws -> [Violation] {
+        proposal.changes.compactMap { change -> Violation? in
+            guard case let .shift(_, after?, _) = change, let person = after.personID else { return nil }
+            let same = proposal.after.shifts(ShiftQuery(from: after.date, to: after.date, personID: person))
+            guard same.count > 1 else { return nil }
+            return Violation(ruleID: "one_shift_a_day", severity: .error, message: "double booking", shiftID: after.id,
+                             personID: person, date: after.date, relatedShiftIDs: same.map(\.id).filter { $0 != after.id })
+        }
+    }
+}
+
+/// The PostgreSQL store beyond the shared contract: setting up, refusing what is not ours, and
+/// writers on several connections at once.
+@Suite(.enabled(if: PostgresTestServer.enabled, PostgresTestServer.skipReason))
+struct PostgresRepositoryTests {
+    let type = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+    let night = ShiftType(id: ShiftTypeID(uuid(3)), symbol: "N", title: "Night", duration: ShiftDuration("19:00-07:00")!)
+    let people = (0..<4).map { Person(id: PersonID(uuid(10 + $0)), displayName: "P\($0)") }
+    let day = date("2026-03-02")
+
+    private func newStore(_ url: String, validators: [any ScheduleValidator] = [OneShiftADay()]) throws -> ScheduleStore {
+        try ScheduleStore(repository: try PostgresRepository(url: url), validators: validators, actingUser: tester,
+                          environment: testEnvironment())
+    }
+
+    /// A new schedule with the shift types and people.
+    private func setUp() async throws -> String {
+        let url = try PostgresTestServer.freshScheduleURL()
+        _ = try PostgresRepository(url: url, createIfMissing: true, initialSettings: StoreSettings(timeZoneIdentifier: "UTC"))
+        try await newStore(url).apply(.batch([.addShiftType(type), .addShiftType(night)] + people.map { .addPerson($0) }))
+        return url
+    }
+
+    private func shift(_ person: Int, _ date: LocalDate? = nil) -> ScheduledShift {
+        ScheduledShift(id: ShiftID(UUID.random()), shiftTypeID: type.id, date: date ?? day, personID: people[person].id)
+    }
+
+    // MARK: Setting up
+
+    @Test func aMissingScheduleIsNotCreatedUnlessAsked() throws {
+        let url = try PostgresTestServer.freshScheduleURL()
+        #expect(throws: PostgresStoreError.self) { try PostgresRepository(url: url) }
+        _ = try PostgresRepository(url: url, createIfMissing: true)
+        _ = try PostgresRepository(url: url)
+    }
+
+    @Test func aScheduleSetUpByANewerVersionIsRefused() throws {
+        let url = try PostgresTestServer.freshScheduleURL()
+        let repository = try PostgresRepository(url: url, createIfMissing: true)
+        try PostgresTestServer.psql("INSERT INTO \(repository.target.schemaName).migrations (name) VALUES ('v9-from-the-future')")
+        #expect {
+            try PostgresRepository(url: url, createIfMissing: true)
+        } throws: { error in
+            guard case .newerSchema(_, ["v9-from-the-future"]) = error as? PostgresStoreError else { return false }
+            return "\(error)".contains("upgrade ShiftScheduler")
+        }
+    }
+
+    @Test func anotherApplicationsSchemaOrDatabaseIsRefusedAndLeftAsItIs() throws {
+        let url = try PostgresTestServer.freshScheduleURL()
+        let schema = try PostgresLocation(url: url).schemaName
+        try PostgresTestServer.psql("CREATE SCHEMA \(schema); CREATE TABLE \(schema).invoices (id int)")
+        #expect(throws: PostgresStoreError.self) { try PostgresRepository(url: url, createIfMissing: true) }
+
+        let database = "other_" + UUID().uuidString.lowercased().prefix(8)
+        try PostgresTestServer.psql("CREATE DATABASE \(database)")
+        try PostgresTestServer.psql("CREATE TABLE accounts (id int)", database: database)
+        let foreign = try PostgresTestServer.url(database: database)
+        for _ in 0..<2 {
+            #expect {
+                try PostgresRepository(url: foreign, createIfMissing: true)
+            } throws: { error in
+                "\(error)".contains("another application's tables (public.accounts)")
+            }
+        }
+    }
+
+    @Test func anUnreachableServerOrMissingDatabaseIsOneClearLine() throws {
+        let directory = TemporaryDirectory()
+        let nowhere = "postgres://shift@\(directory.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/x"
+        #expect {
+            try PostgresRepository(url: nowhere)
+        } throws: { error in
+            "\(error)".contains("cannot connect to the server") && !"\(error)".contains("\n")
+        }
+        let missing = try PostgresTestServer.url(database: "no_such_database")
+        #expect {
+            try PostgresRepository(url: missing)
+        } throws: { error in
+            "\(error)".contains("no_such_database") && "\(error)".contains("does not exist")
+        }
+    }
+
+    @Test func schedulesOfOneDatabaseAreSeparate() async throws {
+        let first = try await setUp()
+        let second = try await setUp()
+        try await newStore(first).apply(.scheduleShift(shift(0)))
+        #expect(try PostgresRepository(url: first).load().0.shiftCount == 1)
+        #expect(try PostgresRepository(url: second).load().0.shiftCount == 0)
+    }
+
+    // MARK: Concurrent writers
+
+    @Test func concurrentBookingsOfOnePersonNeverCommitADoubleBooking() async throws {
+        let url = try await setUp()
+        let stores = try (0..<8).map { _ in try newStore(url) }
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for store in stores {
+                let candidate = shift(0)
+                group.addTask {
+                    do {
+                        try await store.apply(.scheduleShift(candidate))
+                        return true
+                    } catch ScheduleError.rejected {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1, "exactly one booking commits; the others see it and are rejected")
+        let final = try PostgresRepository(url: url).load().0
+        #expect(final.shifts(ShiftQuery(from: day, to: day, personID: people[0].id)).count == 1)
+        #expect(final.changeLog.count == 1)
+    }
+
+    @Test func writersOnDifferentPeopleAllCommit() async throws {
+        let url = try await setUp()
+        let stores = try (0..<4).map { _ in try newStore(url) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, store) in stores.enumerated() {
+                let shifts = (0..<5).map { shift(index, day.adding(days: $0)) }
+                group.addTask { for item in shifts { try await store.apply(.scheduleShift(item)) } }
+            }
+            try await group.waitForAll()
+        }
+        let final = try PostgresRepository(url: url).load().0
+        #expect(final.shiftCount == 20)
+        #expect(final.changeLog.count == 20)
+    }
+
+    @Test func applyingWhatAUserSawFailsCleanlyWhenItChangedUnderneath() async throws {
+        let url = try await setUp()
+        let booked = shift(1)
+        try await newStore(url).apply(.scheduleShift(booked))
+        // Two switches from the type both users saw (Day): one commits, the other finds Night.
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<2 {
+                let store = try newStore(url)
+                group.addTask {
+                    do {
+                        try await store.apply(.switchShift(booked.id, to: night.id, reason: nil), precondition: { schedule in
+                            guard schedule.shift(booked.id)?.shiftTypeID == type.id else {
+                                throw PostgresTestError("the shift is no longer a Day shift")
+                            }
+                        })
+                        return true
+                    } catch is PostgresTestError {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.filter { $0 }.count == 1 && results.count == 2)
+        #expect(try PostgresRepository(url: url).load().0.changeLog.count == 2)
+    }
+
+    @Test func concurrentBookingProcessesNeverCommitADoubleBooking() async throws {
+        let url = try PostgresTestServer.freshScheduleURL()
+        // StoreWriter's worker and shift type, set up once.
+        let worker = PersonID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000002")!)
+        let work = ShiftType(id: ShiftTypeID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000001")!), symbol: "W", title: "Work",
+                             duration: ShiftDuration("08:00-16:00")!)
+        let repository = try PostgresRepository(url: url, createIfMissing: true, initialSettings: StoreSettings(timeZoneIdentifier: "UTC"))
+        try await ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+            .apply(.batch([.addShiftType(work), .addPerson(Person(id: worker, displayName: "Worker"))]))
+        let writers = try (0..<6).map { _ in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ProcessTests.writerPath)
+            process.arguments = ["--book", url, "2026-05-01"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            return (process, output)
+        }
+        var outcomes: [String] = []
+        for (process, output) in writers {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            outcomes.append(text.hasPrefix("ok") ? "ok" : text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(outcomes.sorted() == ["ok"] + Array(repeating: "rejected", count: 5))
+        let final = try PostgresRepository(url: url).load().0
+        #expect(final.shifts(ShiftQuery(from: date("2026-05-01"), to: date("2026-05-01"), personID: worker)).count == 1)
+    }
+
+    // MARK: Observing
+
+    @Test func observersSeeAnotherMachinesCommits() async throws {
+        let url = try await setUp()
+        let watcher = try newStore(url)
+        let writer = try newStore(url)
+        let stream = await watcher.observe(ShiftQuery(personID: people[2].id))
+        let found = Task {
+            for await shifts in stream where !shifts.isEmpty { return shifts.map(\.id) }
+            return []
+        }
+        let booked = shift(2)
+        try await writer.apply(.scheduleShift(booked))
+        // Generous: on a loaded machine the watcher's pool connects late, and a transaction
+        // elsewhere on the server holds the watermark back until it ends.
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(30))
+            found.cancel()
+        }
+        let seen = await found.value
+        timeout.cancel()
+        #expect(seen == [booked.id], "the other store's commit reached the observer")
+    }
+}
