@@ -5,8 +5,9 @@ extension Shiftctl {
     struct ScheduleCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "schedule",
-            abstract: "Schedule, list and remove shifts.",
-            subcommands: [Add.self, List.self, Remove.self])
+            abstract: "Schedule, list, remove and assign shifts.",
+            discussion: "assign and unassign change who works a shift; switch changes its type.",
+            subcommands: [Add.self, List.self, Remove.self, Assign.self, Unassign.self])
     }
 }
 
@@ -53,6 +54,33 @@ extension Shiftctl.ScheduleCommand {
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try await $0.unscheduleShift(shift, reason: reason) }
+        }
+    }
+
+    struct Assign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a shift to a person; the rules check it and the change log keeps who had it before.")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Argument(help: "Shift id or unique id prefix.") var shift: String
+        @Option(help: "Who works it now: name or id prefix.") var to: String
+        @Option(help: "Why, for the change log.") var reason: String?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try await $0.assignShift(shift, to: to, reason: reason) }
+        }
+    }
+
+    struct Unassign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a shift open (nobody works it); the change log keeps who had it.")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Argument(help: "Shift id or unique id prefix.") var shift: String
+        @Option(help: "Why, for the change log.") var reason: String?
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try await $0.assignShift(shift, to: nil, reason: reason) }
         }
     }
 }

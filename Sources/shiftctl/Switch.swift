@@ -4,7 +4,8 @@ import ShiftApp
 extension Shiftctl {
     struct Switch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a shift's type; the change log keeps the old and new shift.")
+            abstract: "Change a shift's type; the change log keeps the old and new shift.",
+            discussion: "To change who works a shift, use schedule assign or schedule unassign.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
         @Argument(help: "Shift id or unique id prefix.") var shift: String
