@@ -37,6 +37,11 @@ extension AvailabilityKind: ExpressibleByArgument {}
 
 /// Runs an app call, prints its output, and exits with its status.
 enum Console {
+    /// `shiftctl: note: …` on stderr: something to know that does not stop the command.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("shiftctl: note: \(CommandRunner.printable(text))\n".utf8))
+    }
+
     static func run(_ global: GlobalArguments, format: OutputFormat, _ body: (App) async throws -> CommandResult) async throws {
         let app = App(options: global.options)
         let outcome = await CommandRunner.run(format: format) {
