@@ -213,6 +213,10 @@ extension App {
             } catch let error where !(error is RejectedChange) {
                 // A broken file is reported as the file's problem, where it is in the file.
                 try await wholeFile.value
+                // What the file clashes with in the store (a name already taken) names the file.
+                if let error = error as? ScheduleError, case .conflict = error {
+                    throw AppError.fileError(path: file, reason: error.userMessage + "; nothing was imported")
+                }
                 throw error
             }
         }

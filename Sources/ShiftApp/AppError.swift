@@ -9,6 +9,9 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
     case unknownReference(option: String, kind: String, reference: String, suggestions: [String])
     /// A reference matches several entities (`candidates` as `name (id prefix…)`).
     case ambiguousReference(option: String, kindPlural: String, reference: String, candidates: [String])
+    /// Several entities share the name a reference gives in full (a store from before names had
+    /// to differ): only an id tells them apart. `ids` are id prefixes.
+    case sharedName(option: String, kind: String, kindPlural: String, name: String, ids: [String])
     /// The store path has an extension no backend handles yet.
     case unsupportedStore(path: String)
     /// There is no store at the path.
@@ -38,6 +41,9 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
         case let .ambiguousReference(option, kindPlural, reference, candidates):
             "\(option): '\(reference)' matches \(candidates.count) \(kindPlural): " + candidates.joined(separator: ", ")
                 + "; use more letters or the id"
+        case let .sharedName(option, kind, kindPlural, name, ids):
+            "\(option): \(ids.count) \(kindPlural) are called '\(name)' (\(ids.joined(separator: ", "))); name one by its id, "
+                + "and give each \(kind) a name of \(kind == "person" ? "their" : "its") own: shiftctl \(Self.command(for: kind)) update \(ids.last ?? "ID") --name NEW"
         case let .unsupportedStore(path):
             "\(path): unsupported store type; name the store with one of \(StoreKind.extensionsText)"
         case let .storeMissing(path):
