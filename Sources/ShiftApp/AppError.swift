@@ -65,8 +65,8 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
             }
         case let .nothingToTest(folders, rules):
             rules == 0
-                ? "no rules to test in \(folders.isEmpty ? "(no rules folder)" : folders.joined(separator: ", ")); pass a folder of rules: shiftctl rules test DIR"
-                : "nothing to test: the \(rules) rule\(rules == 1 ? "" : "s") in \(folders.joined(separator: ", ")) \(rules == 1 ? "has" : "have") no examples"
+                ? "no rules to test in \(folders.isEmpty ? "(no rules folder)" : folders.joined(separator: ", ")); pass a folder of rules or a rule file: shiftctl rules test PATH"
+                : "nothing to test: the \(rules) rule\(rules == 1 ? "" : "s") in \(folders.joined(separator: ", ")) \(rules == 1 ? "has" : "have") no examples (add examples = { … }: docs/rules.md)"
         case let .stockRulesMissing(searched):
             "cannot find the stock rules (looked in \(searched.joined(separator: ", "))); set SHIFTCTL_STOCK_RULES to the rules folder, or pass --no-rules"
         case let .fileError(path, reason):

@@ -193,8 +193,8 @@ public struct Workspace: Sendable {
     /// commands that only look (`rules list`, `rotations`, an HTML export's marks): it may
     /// load no rule at all. Commands that check or change the schedule use
     /// `checkingRuleEngine(for:)`.
-    public func ruleEngine(for settings: StoreSettings, directories: [String]? = nil) throws -> RuleEngine {
-        let engine = try makeRuleEngine(try directories ?? rulesDirectories(settings: settings), settings: settings)
+    public func ruleEngine(for settings: StoreSettings, directories: [String]? = nil, files: [String] = []) throws -> RuleEngine {
+        let engine = try makeRuleEngine(try directories ?? rulesDirectories(settings: settings), files: files, settings: settings)
         if directories == nil { noteReplacedFolders(settings) }
         return engine
     }
@@ -219,11 +219,12 @@ public struct Workspace: Sendable {
         options.noRules || RulesConfig.runsWithoutRules(settings)
     }
 
-    private func makeRuleEngine(_ folders: [String], settings: StoreSettings) throws -> RuleEngine {
+    private func makeRuleEngine(_ folders: [String], files: [String] = [], settings: StoreSettings) throws -> RuleEngine {
         let diagnostics = environment.diagnostics
-        let configuration = RuleEngineConfiguration(
+        var configuration = RuleEngineConfiguration(
             directories: folders, config: RulesConfig(settings: settings), now: environment.now,
             log: { source, message in diagnostics("\(source): \(message)\n") })
+        configuration.files = files
         return try RuleEngine(configuration)
     }
 
