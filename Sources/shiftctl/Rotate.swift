@@ -24,12 +24,13 @@ extension Shiftctl {
         @Option(help: "The date the cycle starts on (default: --from).") var anchor: String?
         @Flag(help: "Show what would be scheduled and the rules' verdict; write nothing.") var dryRun = false
         @Flag(help: "Remove the team members' existing shifts in the date range first.") var replace = false
+        @Option(help: "Why, for the change log (default: rotation ROTATION).") var reason: String?
 
         func run() async throws {
             let showProgress = isatty(STDERR_FILENO) == 1
             try await Console.run(global, format: output.format) { app in
                 try await app.rotate(rotation, teams: teams, from: from, to: to, shifts: shifts, anchor: anchor, dryRun: dryRun,
-                                     replace: replace, progress: { message in
+                                     replace: replace, reason: reason, progress: { message in
                                          if showProgress { FileHandle.standardError.write(Data("\(message)\n".utf8)) }
                                      })
             }
