@@ -21,7 +21,7 @@ extension Shiftctl.AvailabilityCommand {
         @Option(help: ArgumentHelp("Last day (default: --from).", valueName: "YYYY-MM-DD")) var to: String?
         @Option(help: "Only this shift type (default: every shift).") var type: String?
         @Option(help: "unavailable, undesired or desired.") var kind: AvailabilityKind = .unavailable
-        @Option(help: "How much the request weighs for soft rules.") var weight: Double?
+        @Option(parsing: .unconditional, help: "How much the request weighs for soft rules.", transform: NumberArgument.decimal) var weight: Double?
 
         func run() async throws {
             try await Console.run(global, format: output.format) {

@@ -17,8 +17,8 @@ extension Shiftctl.Demand {
         @Option(help: "Shift type symbol or id prefix.") var type: String
         @Option(help: ArgumentHelp("The date it applies to.", valueName: "YYYY-MM-DD")) var date: String?
         @Option(help: ArgumentHelp("The weekday it applies to every week, instead of --date.", valueName: "day")) var weekday: String?
-        @Option(help: "Minimum number of people.") var min: Int
-        @Option(help: "Optimal number of people (default: --min).") var optimal: Int?
+        @Option(parsing: .unconditional, help: "Minimum number of people.", transform: NumberArgument.whole) var min: Int
+        @Option(parsing: .unconditional, help: "Optimal number of people (default: --min).", transform: NumberArgument.whole) var optimal: Int?
         @Option(help: "Only people with this skill count.") var skill: String?
 
         func run() async throws {

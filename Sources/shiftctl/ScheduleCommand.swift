@@ -36,7 +36,7 @@ extension Shiftctl.ScheduleCommand {
         @Option(help: ArgumentHelp("Last day.", valueName: "YYYY-MM-DD")) var to: String?
         @Option(help: "Only this person's shifts.") var person: String?
         @Option(help: "Only this shift type.") var type: String?
-        @Option(help: "At most this many shifts.") var limit: Int?
+        @Option(parsing: .unconditional, help: "At most this many shifts.", transform: NumberArgument.whole) var limit: Int?
 
         func run() async throws {
             try await Console.run(global, format: output.format) {
