@@ -16,10 +16,12 @@ extension Shiftctl {
         var fileFormat: ExchangeFormat?
         @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"))
         var output: String?
-        @Option(help: ArgumentHelp("Only this person's shifts (repeatable).", valueName: "person")) var person: [String] = []
+        @Option(help: ArgumentHelp("Only this person's shifts (repeatable).", valueName: "person"), completion: Completions.people)
+        var person: [String] = []
         @Option(help: ArgumentHelp("First day (YYYY-MM-DD, today…).", valueName: "date")) var from: String?
         @Option(help: ArgumentHelp("Last day (YYYY-MM-DD, today…).", valueName: "date")) var to: String?
-        @Option(help: ArgumentHelp("Only shifts of this type (repeatable).", valueName: "type")) var type: [String] = []
+        @Option(help: ArgumentHelp("Only shifts of this type (repeatable).", valueName: "type"), completion: Completions.shiftTypes)
+        var type: [String] = []
 
         func validate() throws { try format.check(fileFormat: fileFormat) }
 

@@ -14,7 +14,7 @@ extension Shiftctl {
                 """)
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "The rotation's id (shiftctl rotations list).") var rotation: String
+        @Argument(help: "The rotation's id (shiftctl rotations list).", completion: Completions.rotations) var rotation: String
         @Option(name: .customLong("team"), help: ArgumentHelp("A team and its people: TEAM=person,person (repeatable).", valueName: "team"))
         var teams: [String] = []
         @Option(help: "First date (YYYY-MM-DD or today).") var from: String
@@ -59,7 +59,7 @@ extension Shiftctl.Rotations {
         static let configuration = CommandConfiguration(abstract: "Show a rotation's cycle as a grid of teams by days.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "The rotation's id.") var rotation: String
+        @Argument(help: "The rotation's id.", completion: Completions.rotations) var rotation: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.showRotation(rotation) }

@@ -16,9 +16,9 @@ extension Shiftctl.ScheduleCommand {
         static let configuration = CommandConfiguration(abstract: "Schedule a shift; the rules check it first.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Option(help: "Shift type symbol or id prefix.") var type: String
+        @Option(help: "Shift type symbol or id prefix.", completion: Completions.shiftTypes) var type: String
         @Option(help: ArgumentHelp("The day the shift starts (or today, tomorrow).", valueName: "YYYY-MM-DD")) var date: String
-        @Option(help: "Who works it: name or id prefix (default: open).") var person: String?
+        @Option(help: "Who works it: name or id prefix (default: open).", completion: Completions.people) var person: String?
         @Option(help: "A note on the shift.") var notes: String?
 
         func run() async throws {
@@ -34,8 +34,8 @@ extension Shiftctl.ScheduleCommand {
         @OptionGroup var output: OutputArguments
         @Option(help: ArgumentHelp("First day.", valueName: "YYYY-MM-DD")) var from: String?
         @Option(help: ArgumentHelp("Last day.", valueName: "YYYY-MM-DD")) var to: String?
-        @Option(help: "Only this person's shifts.") var person: String?
-        @Option(help: "Only this shift type.") var type: String?
+        @Option(help: "Only this person's shifts.", completion: Completions.people) var person: String?
+        @Option(help: "Only this shift type.", completion: Completions.shiftTypes) var type: String?
         @Option(parsing: .unconditional, help: "At most this many shifts.", transform: NumberArgument.whole) var limit: Int?
 
         func run() async throws {
@@ -63,7 +63,7 @@ extension Shiftctl.ScheduleCommand {
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
         @Argument(help: "Shift id or unique id prefix.") var shift: String
-        @Option(help: "Who works it now: name or id prefix.") var to: String
+        @Option(help: "Who works it now: name or id prefix.", completion: Completions.people) var to: String
         @Option(help: "Why, for the change log.") var reason: String?
 
         func run() async throws {

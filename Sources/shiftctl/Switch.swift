@@ -9,7 +9,7 @@ extension Shiftctl {
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
         @Argument(help: "Shift id or unique id prefix.") var shift: String
-        @Option(help: "The new shift type: symbol or id prefix.") var to: String
+        @Option(help: "The new shift type: symbol or id prefix.", completion: Completions.shiftTypes) var to: String
         @Option(help: "Why, for the change log.") var reason: String?
 
         func run() async throws {
