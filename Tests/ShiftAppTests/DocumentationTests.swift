@@ -12,7 +12,8 @@ import Testing
         ["availability", "add"], ["availability", "list"], ["availability", "remove"],
         ["schedule", "add"], ["schedule", "list"], ["schedule", "remove"], ["schedule", "assign"], ["schedule", "unassign"],
         ["switch"], ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
-        ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"],
+        ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"], ["inrc2", "export"],
+        ["rotate"], ["rotations", "list"], ["rotations", "show"], ["solve"], ["run"],
     ]
 
     static let reference: String = {
