@@ -215,7 +215,7 @@ extension App {
                 try await wholeFile.value
                 // What the file clashes with in the store (a name already taken) names the file.
                 if let error = error as? ScheduleError, case .conflict = error {
-                    throw AppError.fileError(path: file, reason: error.userMessage + "; nothing was imported")
+                    throw AppError.fileError(path: file, reason: error.plainMessage + "; nothing was imported")
                 }
                 throw error
             }

@@ -88,3 +88,22 @@ import Testing
         #expect(shifts.contains { $0.notes == "early; cover" })
     }
 }
+
+extension NameTests {
+    @Test func aScriptThatAddsANameInUseFailsOnItsLine() throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        try sandbox.write("""
+            return script { id = "hire", run = function(ctx, schedule, ops)
+              ops.add_person{ name = "Carol" }
+              ops.add_person{ name = "alice" }
+            end }
+            """, to: "hire.lua")
+        let before = sandbox.bytes()
+        let result = try sandbox.run("run", "hire.lua")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("shiftctl: hire.lua:3: script hire failed: ops.add_person: person name: another person is already called 'Alice' ("),
+                "\(result.stderr)")
+        #expect(sandbox.bytes() == before)
+    }
+}

@@ -1,11 +1,11 @@
 import Foundation
-import ShiftCore
 
 extension ScheduleError {
-    /// The core's message in the words of someone using `shiftctl`: field paths such as
-    /// `batch[3].shiftType.symbol` become `shift type symbol`, and a rule that failed to run is
-    /// named by its own message, not by the engine that ran it.
-    var userMessage: String {
+    /// The message in the words of someone who uses the schedule rather than this code (the
+    /// command line, a script's error): field paths such as `batch[3].shiftType.symbol` become
+    /// `shift type symbol`, and a rule that failed to run is named by its own message, not by
+    /// the validator that ran it. `description` keeps the paths, for developers.
+    public var plainMessage: String {
         switch self {
         case let .notFound(entity, id, field):
             "\(Self.words(field)): no \(Self.words(entity.rawValue)) with id \(id)"
