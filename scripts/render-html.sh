@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders an HTML roster page (shiftctl export --format html) to a PNG with headless Chromium, to
+# Renders an HTML roster page (shiftctl export --file-format html) to a PNG with headless Chromium, to
 # look at it without a browser window. Installs nothing: when no Chromium is found it says how to
 # get one (Debian: apt-get install chromium) and exits 3.
 #

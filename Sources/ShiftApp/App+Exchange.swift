@@ -67,11 +67,13 @@ public struct ImportOutput: Encodable, Sendable {
 
 extension App {
     /// The store's content in a file format, on stdout (`file` nil or `-`) or into a file.
-    /// `filter` narrows csv, ics and html exports (json is always the whole store).
-    public func export(format: ExchangeFormat, to file: String?, filter: ExportFilter = ExportFilter()) throws -> CommandResult {
+    /// `format` nil: from the file's extension, else json. `filter` narrows csv, ics and html
+    /// exports (json is always the whole store).
+    public func export(format: ExchangeFormat?, to file: String?, filter: ExportFilter = ExportFilter()) throws -> CommandResult {
+        let format = format ?? file.flatMap { ExchangeFormat(fileExtensionOf: $0) } ?? .json
         let schedule = try load()
         if format == .json, !filter.isEmpty {
-            throw AppError.invalidValue(option: "--format", message: "json exports the whole store; --person, --from, --to and --type apply to csv, ics and html")
+            throw AppError.invalidValue(option: "--file-format", message: "json exports the whole store; --person, --from, --to and --type apply to csv, ics and html")
         }
         let selection = try self.selection(filter, in: schedule)
         let text: String
@@ -131,10 +133,10 @@ extension App {
     /// is reported line by line and nothing is written.
     public func importFile(_ file: String, format: ExchangeFormat?) async throws -> CommandResult {
         guard let format = format ?? ExchangeFormat(fileExtensionOf: file) else {
-            throw AppError.invalidValue(option: "--format", message: "cannot tell the format of \(file) from its extension; pass --format json, csv or ics")
+            throw AppError.invalidValue(option: "--file-format", message: "cannot tell the format of \(file) from its extension; pass --file-format json, csv or ics")
         }
         guard format != .html else {
-            throw AppError.invalidValue(option: "--format", message: "html is an export format only; import json, csv or ics")
+            throw AppError.invalidValue(option: "--file-format", message: "html is an export format only; import json, csv or ics")
         }
         let path = environment.absolute(file)
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -211,6 +213,10 @@ extension App {
             } catch let error where !(error is RejectedChange) {
                 // A broken file is reported as the file's problem, where it is in the file.
                 try await wholeFile.value
+                // What the file clashes with in the store (a name already taken) names the file.
+                if let error = error as? ScheduleError, case .conflict = error {
+                    throw AppError.fileError(path: file, reason: error.plainMessage + "; nothing was imported")
+                }
                 throw error
             }
         }

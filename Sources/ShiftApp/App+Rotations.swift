@@ -58,9 +58,10 @@ extension App {
     }
 
     /// Generates a rotation as one batch that every rule checks; `dryRun` shows it and writes nothing.
+    /// `reason` (default `rotation NAME`) goes into the change log with each shift it writes.
     public func rotate(
         _ name: String, teams: [String], from: String, to: String, shifts: [String], anchor: String?, dryRun: Bool, replace: Bool,
-        progress: @Sendable (String) -> Void = { _ in }
+        reason: String? = nil, progress: @Sendable (String) -> Void = { _ in }
     ) async throws -> CommandResult {
         let schedule = try load()
         let resolver = ReferenceResolver(schedule)
@@ -102,7 +103,7 @@ extension App {
         if replace {
             for person in Set(people) {
                 for shift in schedule.shifts(ShiftQuery(from: first, to: last, personID: person)) {
-                    removals.append(.unscheduleShift(shift.id, reason: "replaced by rotation \(name)"))
+                    removals.append(.unscheduleShift(shift.id, reason: reason.map { "replaced by rotation \(name): \($0)" } ?? "replaced by rotation \(name)"))
                 }
             }
         }
@@ -118,7 +119,7 @@ extension App {
             return rotateResult(name, first, last, dryRun: true, generated: generated.count, replaced: removals.count,
                                 violations: violations, schedule: proposed, people: people, days: days)
         }
-        let (result, committed) = try await workspace.apply(mutation)
+        let (result, committed) = try await workspace.apply(mutation, reason: reason ?? "rotation \(name)")
         return rotateResult(name, first, last, dryRun: false, generated: generated.count, replaced: removals.count,
                             violations: result.violations, schedule: committed, people: people, days: days)
     }

@@ -94,11 +94,19 @@ public struct ValidateStats: Encodable, Sendable {
 }
 
 public struct RulesTestOutput: Encodable, Sendable {
+    /// A rule that has no examples, so nothing tested it.
+    public struct Untested: Encodable, Sendable {
+        public let rule: String
+        public let file: String
+        enum CodingKeys: String, CodingKey { case rule, file }
+    }
+
     public let passed: Int
     public let failed: Int
     public let examples: [ExampleOutput]
+    public let untested: [Untested]
 
-    enum CodingKeys: String, CodingKey { case passed, failed, examples }
+    enum CodingKeys: String, CodingKey { case passed, failed, examples, untested }
 }
 
 extension App {
@@ -166,35 +174,53 @@ extension App {
         return CommandResult(text: text, json: ListOutput(key: "rules", items: items))
     }
 
-    /// Runs the examples of the rules in `directory` (or the store's rules). Exit 1 when one
-    /// fails; `AppError.nothingToTest` (exit 2) when there is no example to run, so a wrong folder
-    /// cannot pass as tested.
-    public func testRules(directory: String?) throws -> CommandResult {
-        let folders: [String]
-        let settings: StoreSettings
-        if let directory {
-            let path = environment.absolute(directory)
-            guard Workspace.isDirectory(path) else { throw AppError.rulesFolderMissing(path: directory, origin: "rules test") }
-            folders = [path]
-            settings = (try? load().settings) ?? StoreSettings(timeZoneIdentifier: "UTC")
-        } else {
-            settings = try load().settings
-            folders = try workspace.rulesDirectories(settings: settings)
-        }
-        let engine = try workspace.ruleEngine(for: settings, directories: directory == nil ? nil : folders)
+    /// Runs the examples of the rules in `path` (a folder, or one rule file), else of the store's
+    /// rules. Exit 1 when one fails; `AppError.nothingToTest` (exit 2) when there is no example to
+    /// run, so a wrong folder cannot pass as tested. Rules without examples are listed as
+    /// untested.
+    public func testRules(directory path: String?) throws -> CommandResult {
+        let (engine, folders) = try ruleEngineToTest(path)
         let results = engine.runExamples().map {
             ExampleOutput(rule: $0.ruleID, file: $0.file, name: $0.name, expectsViolation: $0.expectsViolation, passed: $0.passed, detail: $0.detail)
         }
         guard !results.isEmpty else { throw AppError.nothingToTest(folders: folders.map(relative), rules: engine.rules.count) }
+        let untested = engine.rules.filter { $0.exampleCount == 0 }.map { RulesTestOutput.Untested(rule: $0.id, file: $0.file) }
         let failed = results.filter { !$0.passed }.count
         var text = ""
         for result in results {
             text += "\(result.passed ? "pass" : "FAIL")  \(result.rule): \(result.name)"
             text += result.passed || result.detail.isEmpty ? "\n" : " — \(result.detail) (\(relative(result.file)))\n"
         }
-        text += "\(results.count - failed) passed, \(failed) failed (\(engine.rules.count) rules)\n"
-        return CommandResult(text: text, json: RulesTestOutput(passed: results.count - failed, failed: failed, examples: results),
+        for rule in untested { text += "untested  \(rule.rule): no examples (\(relative(rule.file)))\n" }
+        text += "\(results.count - failed) passed, \(failed) failed"
+            + (untested.isEmpty ? "" : ", \(untested.count) rule\(untested.count == 1 ? "" : "s") untested") + " (\(engine.rules.count) rules)\n"
+        return CommandResult(text: text, json: RulesTestOutput(passed: results.count - failed, failed: failed, examples: results, untested: untested),
                              status: failed > 0 ? .violations : .ok)
+    }
+
+    /// The rules `rules test` runs: those of a folder or of one `.lua` file (no store needed;
+    /// the store's rule settings apply when there is one), else the store's.
+    private func ruleEngineToTest(_ path: String?) throws -> (RuleEngine, folders: [String]) {
+        guard let path else {
+            let settings = try load().settings
+            return (try workspace.ruleEngine(for: settings), try workspace.rulesDirectories(settings: settings))
+        }
+        let absolute = environment.absolute(path)
+        let settings = (try? load().settings) ?? StoreSettings(timeZoneIdentifier: "UTC")
+        if Workspace.isDirectory(absolute) {
+            return (try workspace.ruleEngine(for: settings, directories: [absolute]), [absolute])
+        }
+        guard FileManager.default.fileExists(atPath: absolute) else {
+            throw AppError.fileError(path: path, reason: path.hasSuffix(".lua") ? "no such rule file" : "no such rules folder or rule file")
+        }
+        guard path.hasSuffix(".lua") else {
+            throw AppError.invalidValue(option: "PATH", message: "\(path) is not a rules folder or a .lua rule file")
+        }
+        let engine = try workspace.ruleEngine(for: settings, directories: [], files: [absolute])
+        guard !engine.rules.isEmpty else {
+            throw AppError.invalidValue(option: "PATH", message: "\(path) is not a rule (rules test runs the examples of files that return rule { … })")
+        }
+        return (engine, [absolute])
     }
 
     /// A path relative to the working folder when it is inside it.

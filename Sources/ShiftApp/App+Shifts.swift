@@ -1,7 +1,7 @@
 import Foundation
 import ShiftCore
 
-// schedule add|list|remove, switch; demand and availability.
+// schedule add|list|remove|assign|unassign, switch; demand and availability.
 
 extension App {
     // MARK: Scheduled shifts
@@ -56,6 +56,30 @@ extension App {
         switched.shiftTypeID = newType.id
         return try await commit(.switchShift(shift.id, to: newType.id, reason: reason), action: "switched", kind: "shift", id: shift.id.description,
                                 label: "on \(shift.date) from \(oldSymbol) to \(newType.symbol)") { schedule in
+            schedule.shift(shift.id).map { ShiftOutput($0, in: schedule) }
+        }
+    }
+
+    /// Gives a shift to a person (`schedule assign`), or to nobody (`schedule unassign`, `person`
+    /// nil). The rules check it; the change log keeps the shift before and after and the reason.
+    /// `switch` changes the type; this changes who works it.
+    public func assignShift(_ reference: String, to person: String?, reason: String?) async throws -> CommandResult {
+        let schedule = try load()
+        let resolver = ReferenceResolver(schedule)
+        let shift = try resolver.shift(reference)
+        let who = try person.map { try resolver.person($0, option: "--to") }
+        let current = shift.personID.flatMap { schedule.person($0)?.displayName }
+        switch (who, current) {
+        case let (who?, _) where who.id == shift.personID:
+            throw AppError.invalidValue(option: "--to", message: "\(who.displayName) already works this shift; name someone else")
+        case (nil, nil):
+            throw AppError.invalidValue(option: "SHIFT", message: "\(resolver.describe(shift)) is already open (nobody works it)")
+        default: break
+        }
+        let symbol = schedule.shiftType(shift.shiftTypeID)?.symbol ?? "?"
+        let label = "\(symbol) on \(shift.date) " + (who.map { "to \($0.displayName)" + (current.map { ", was \($0)" } ?? "") } ?? "from \(current ?? "?")")
+        return try await commit(.reassignShift(shift.id, to: who?.id, reason: reason), action: who == nil ? "unassigned" : "assigned",
+                                kind: "shift", id: shift.id.description, label: label) { schedule in
             schedule.shift(shift.id).map { ShiftOutput($0, in: schedule) }
         }
     }

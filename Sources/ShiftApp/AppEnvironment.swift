@@ -20,11 +20,15 @@ public struct AppEnvironment: Sendable {
     public var terminalColumns: Int?
     /// Where notes and the rules' `print` output go while a command runs (stderr).
     public var diagnostics: @Sendable (String) -> Void
+    /// The login name of the user the process runs as, for the change log when `$USER` is not
+    /// set (a cron job, a container); nil when the system knows no name for the user id.
+    public var loginName: String?
 
     public init(
         variables: [String: String], currentDirectory: String, executablePath: String = "",
         now: @escaping @Sendable () -> Date = { Date() }, stdoutIsTerminal: Bool = false, terminalColumns: Int? = nil,
-        diagnostics: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        diagnostics: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
+        loginName: String? = nil
     ) {
         self.variables = variables
         self.currentDirectory = currentDirectory
@@ -33,6 +37,7 @@ public struct AppEnvironment: Sendable {
         self.stdoutIsTerminal = stdoutIsTerminal
         self.terminalColumns = terminalColumns
         self.diagnostics = diagnostics
+        self.loginName = loginName
     }
 
     /// The running process.
@@ -47,7 +52,14 @@ public struct AppEnvironment: Sendable {
             variables: ProcessInfo.processInfo.environment,
             currentDirectory: FileManager.default.currentDirectoryPath,
             executablePath: CommandLine.arguments.first.map(Self.resolveExecutable) ?? "",
-            stdoutIsTerminal: isTerminal, terminalColumns: columns)
+            stdoutIsTerminal: isTerminal, terminalColumns: columns, loginName: processLoginName())
+    }
+
+    /// The name of the process's effective user in the user database (`getpwuid(geteuid())`).
+    static func processLoginName() -> String? {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
+        let text = String(cString: name)
+        return text.isEmpty ? nil : text
     }
 
     /// Output width: `COLUMNS`, else the terminal's width, else 80.

@@ -9,6 +9,9 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
     case unknownReference(option: String, kind: String, reference: String, suggestions: [String])
     /// A reference matches several entities (`candidates` as `name (id prefix…)`).
     case ambiguousReference(option: String, kindPlural: String, reference: String, candidates: [String])
+    /// Several entities share the name a reference gives in full (a store from before names had
+    /// to differ): only an id tells them apart. `ids` are id prefixes.
+    case sharedName(option: String, kind: String, kindPlural: String, name: String, ids: [String])
     /// The store path has an extension no backend handles yet.
     case unsupportedStore(path: String)
     /// There is no store at the path.
@@ -38,6 +41,9 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
         case let .ambiguousReference(option, kindPlural, reference, candidates):
             "\(option): '\(reference)' matches \(candidates.count) \(kindPlural): " + candidates.joined(separator: ", ")
                 + "; use more letters or the id"
+        case let .sharedName(option, kind, kindPlural, name, ids):
+            "\(option): \(ids.count) \(kindPlural) are called '\(name)' (\(ids.joined(separator: ", "))); name one by its id, "
+                + "and give each \(kind) a name of \(kind == "person" ? "their" : "its") own: shiftctl \(Self.command(for: kind)) update \(ids.last ?? "ID") --name NEW"
         case let .unsupportedStore(path):
             "\(path): unsupported store type; name the store with one of \(StoreKind.extensionsText)"
         case let .storeMissing(path):
@@ -59,8 +65,8 @@ public enum AppError: Error, Hashable, Sendable, CustomStringConvertible, Locali
             }
         case let .nothingToTest(folders, rules):
             rules == 0
-                ? "no rules to test in \(folders.isEmpty ? "(no rules folder)" : folders.joined(separator: ", ")); pass a folder of rules: shiftctl rules test DIR"
-                : "nothing to test: the \(rules) rule\(rules == 1 ? "" : "s") in \(folders.joined(separator: ", ")) \(rules == 1 ? "has" : "have") no examples"
+                ? "no rules to test in \(folders.isEmpty ? "(no rules folder)" : folders.joined(separator: ", ")); pass a folder of rules or a rule file: shiftctl rules test PATH"
+                : "nothing to test: the \(rules) rule\(rules == 1 ? "" : "s") in \(folders.joined(separator: ", ")) \(rules == 1 ? "has" : "have") no examples (add examples = { … }: docs/rules.md)"
         case let .stockRulesMissing(searched):
             "cannot find the stock rules (looked in \(searched.joined(separator: ", "))); set SHIFTCTL_STOCK_RULES to the rules folder, or pass --no-rules"
         case let .fileError(path, reason):

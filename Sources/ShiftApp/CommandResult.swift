@@ -90,7 +90,7 @@ public enum CommandRunner {
     public static func message(for error: any Error) -> String {
         let text: String = switch error {
         case let error as AppError: error.description
-        case let error as ScheduleError: error.description
+        case let error as ScheduleError: error.plainMessage
         case let error as StorageError: error.description
         case let error as RuleError: error.description
         case let error as CustomStringConvertible: error.description

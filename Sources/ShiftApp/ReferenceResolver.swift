@@ -70,10 +70,10 @@ public struct ReferenceResolver: Sendable {
         let text = reference.trimmingCharacters(in: .whitespaces)
         let exact = candidates.filter { $0.name == text }
         if exact.count == 1 { return exact[0].value }
-        if exact.count > 1 { throw ambiguous(text, option: option, plural: plural, exact) }
+        if exact.count > 1 { throw shared(text, option: option, kind: kind, plural: plural, exact) }
         let folded = candidates.filter { $0.name?.lowercased() == text.lowercased() }
         if folded.count == 1 { return folded[0].value }
-        if folded.count > 1 { throw ambiguous(text, option: option, plural: plural, folded) }
+        if folded.count > 1 { throw shared(text, option: option, kind: kind, plural: plural, folded) }
 
         let lower = text.lowercased()
         let byID = lower.count >= 4 ? candidates.filter { $0.id.hasPrefix(lower) } : []
@@ -83,7 +83,7 @@ public struct ReferenceResolver: Sendable {
         if matches.count == 1 { return matches[0].value }
         if matches.count > 1 { throw ambiguous(text, option: option, plural: plural, matches) }
         throw AppError.unknownReference(
-            option: option, kind: kind, reference: text, suggestions: Self.suggestions(for: text, among: candidates.compactMap(\.name)))
+            option: option, kind: kind, reference: text, suggestions: NearestNames.suggestions(for: text, among: candidates.compactMap(\.name)))
     }
 
     private func resolveID<Value>(
@@ -99,47 +99,16 @@ public struct ReferenceResolver: Sendable {
         throw AppError.unknownReference(option: option, kind: kind, reference: reference, suggestions: [])
     }
 
+    /// Several entities called what the user typed in full: more letters cannot help, the id can.
+    private func shared<Value>(_ text: String, option: String, kind: String, plural: String, _ matches: [Candidate<Value>]) -> AppError {
+        // Symbols of shift types differ exactly; only their case can clash ("d", "D" for "D").
+        guard kind != "shift type" else { return ambiguous(text, option: option, plural: plural, matches) }
+        return .sharedName(option: option, kind: kind, kindPlural: plural, name: text, ids: matches.sorted { $0.id < $1.id }.map { String($0.id.prefix(8)) })
+    }
+
     private func ambiguous<Value>(_ text: String, option: String, plural: String, _ matches: [Candidate<Value>]) -> AppError {
         let shown = matches.prefix(8).map { "\($0.name ?? "") (\($0.id.prefix(8))…)".trimmingCharacters(in: .whitespaces) }
         let more = matches.count > 8 ? ["…"] : []
         return .ambiguousReference(option: option, kindPlural: plural, reference: text, candidates: shown + more)
-    }
-
-    /// Names within a small edit distance of the text (or starting like it), closest first.
-    static func suggestions(for text: String, among names: [String]) -> [String] {
-        let lower = text.lowercased()
-        let limit = max(1, lower.count / 3)
-        let scored = names.compactMap { name -> (Int, Int, String)? in
-            let candidate = name.lowercased()
-            let whole = editDistance(lower, candidate)
-            // "Bbo" should find "Bobby" too: compare with the name's start of the same length.
-            let start = lower.count >= 3 ? editDistance(lower, String(candidate.prefix(lower.count))) : whole
-            let distance = min(whole, start)
-            guard distance <= limit else { return nil }
-            return (distance, whole, name)
-        }
-        var seen = Set<String>()
-        return scored.sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }.map(\.2).filter { seen.insert($0).inserted }.prefix(5).map { $0 }
-    }
-
-    /// Edit distance counting an insertion, deletion, substitution or swap of neighbours as one
-    /// (optimal string alignment), so the typo "Bbo" is one edit from "Bob".
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { d[i][0] = i }
-        for j in 0...b.count { d[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return d[a.count][b.count]
     }
 }

@@ -124,13 +124,14 @@ public struct Workspace: Sendable {
         return store
     }
 
-    /// Applies one mutation through the funnel with the rules loaded, as the acting user.
+    /// Applies one mutation through the funnel with the rules loaded, as the acting user;
+    /// `reason` goes into the change log for shift changes that carry none.
     public func apply(
-        _ mutation: Mutation, confirmation: (@Sendable () async throws -> Void)? = nil
+        _ mutation: Mutation, reason: String? = nil, confirmation: (@Sendable () async throws -> Void)? = nil
     ) async throws -> (result: CommitResult, schedule: Schedule) {
         let store = try await openStore()
         do {
-            let result = try await store.apply(mutation, confirmation: confirmation)
+            let result = try await store.apply(mutation, reason: reason, confirmation: confirmation)
             return (result, await store.schedule)
         } catch let ScheduleError.rejected(violations) {
             throw RejectedChange(violations: violations, schedule: await store.schedule, pending: mutation.shifts)
@@ -197,8 +198,8 @@ public struct Workspace: Sendable {
     /// commands that only look (`rules list`, `rotations`, an HTML export's marks): it may
     /// load no rule at all. Commands that check or change the schedule use
     /// `checkingRuleEngine(for:)`.
-    public func ruleEngine(for settings: StoreSettings, directories: [String]? = nil) throws -> RuleEngine {
-        let engine = try makeRuleEngine(try directories ?? rulesDirectories(settings: settings), settings: settings)
+    public func ruleEngine(for settings: StoreSettings, directories: [String]? = nil, files: [String] = []) throws -> RuleEngine {
+        let engine = try makeRuleEngine(try directories ?? rulesDirectories(settings: settings), files: files, settings: settings)
         if directories == nil { noteReplacedFolders(settings) }
         return engine
     }
@@ -223,11 +224,12 @@ public struct Workspace: Sendable {
         options.noRules || RulesConfig.runsWithoutRules(settings)
     }
 
-    private func makeRuleEngine(_ folders: [String], settings: StoreSettings) throws -> RuleEngine {
+    private func makeRuleEngine(_ folders: [String], files: [String] = [], settings: StoreSettings) throws -> RuleEngine {
         let diagnostics = environment.diagnostics
-        let configuration = RuleEngineConfiguration(
+        var configuration = RuleEngineConfiguration(
             directories: folders, config: RulesConfig(settings: settings), now: environment.now,
             log: { source, message in diagnostics("\(source): \(message)\n") })
+        configuration.files = files
         return try RuleEngine(configuration)
     }
 
@@ -242,10 +244,11 @@ public struct Workspace: Sendable {
 
     // MARK: Acting user
 
-    /// `--as`, else the store's `user.default`, else `$USER`, else `unknown`.
+    /// `--as`, else the store's `user.default`, else `$USER`, else the process's login name,
+    /// else `unknown`.
     public func actingUser(settings: StoreSettings) -> UserProfile {
-        let name = [options.actingUser, settings.extra[SettingsKey.defaultUser]?.stringValue, environment.variables["USER"]]
-            .compactMap { $0 }.first { !$0.isEmpty } ?? "unknown"
+        let candidates = [options.actingUser, settings.extra[SettingsKey.defaultUser]?.stringValue, environment.variables["USER"], environment.loginName]
+        let name = candidates.compactMap { $0 }.first { !$0.isEmpty } ?? "unknown"
         return UserProfile(userId: name, displayName: name)
     }
 

@@ -68,12 +68,30 @@ struct NameLookup: Sendable {
     }
 
     func person(named name: String) -> Person? {
+        try? person(name)
+    }
+
+    /// The person a file names, or why there is none: an unknown name (with the closest names),
+    /// or a name several people share (a store from before names had to differ).
+    func person(_ name: String) throws(NameProblem) -> Person {
         let people = schedule.people
         let exact = people.filter { $0.displayName == name }
         if exact.count == 1 { return exact[0] }
-        let folded = people.filter { $0.displayName.lowercased() == name.lowercased() }
-        return folded.count == 1 ? folded[0] : nil
+        let folded = exact.isEmpty ? people.filter { $0.displayName.lowercased() == name.lowercased() } : exact
+        if folded.count == 1 { return folded[0] }
+        if folded.count > 1 {
+            throw NameProblem("'\(name)' is the name of \(folded.count) people (\(folded.map { $0.id.description.prefix(8) }.joined(separator: ", "))); "
+                + "give each a name of their own (shiftctl person update ID --name NEW)")
+        }
+        let near = NearestNames.suggestions(for: name, among: people.map(\.displayName))
+        throw NameProblem("no person '\(name)' in the store" + (near.isEmpty ? " (add them first: shiftctl person add)" : "; did you mean: " + near.joined(separator: ", ")))
     }
 
     var symbolList: String { schedule.shiftTypes.map(\.symbol).joined(separator: ", ") }
+}
+
+/// Why a name in a file finds nobody, as a message for the file's line.
+struct NameProblem: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }

@@ -8,6 +8,9 @@ public struct RuleEngineConfiguration: Sendable {
     /// Folders of rule files (`*.lua`, searched recursively; folders named `lib` hold modules for
     /// `require` and `examples` holds opt-in rule sets, so neither is loaded as rules).
     public var directories: [String]
+    /// Rule files loaded besides the folders' (`shiftctl rules test FILE.lua`); `require` also
+    /// looks in each one's folder.
+    public var files: [String] = []
     public var config: RulesConfig
     /// The clock behind `cal.today()`.
     public var now: @Sendable () -> Date
@@ -425,7 +428,8 @@ final class EngineState {
     init(_ configuration: RuleEngineConfiguration) throws {
         self.configuration = configuration
         var limits = configuration.limits
-        limits.requireRoots = configuration.directories.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        limits.requireRoots = (configuration.directories + configuration.files.map { ($0 as NSString).deletingLastPathComponent })
+            .map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let log = configuration.log
         let names = ruleNames
         // `print` from a rule is tagged with its file and rule id: `rules/x.lua (rule_id): …`.
@@ -514,6 +518,8 @@ final class EngineState {
                 if relative.hasSuffix(".lua") { files.append(base + "/" + relative) }
             }
         }
+        let standardized = Set(files.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        files += configuration.files.filter { !standardized.contains(URL(fileURLWithPath: $0).standardizedFileURL.path) }
         return files.sorted()
     }
 

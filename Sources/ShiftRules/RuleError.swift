@@ -34,7 +34,7 @@ public enum RuleError: Error, Hashable, Sendable, CustomStringConvertible, Local
         case let .evaluationFailed(ruleID, file, line, message):
             "\(Self.place(file, line)): rule \(ruleID) failed: \(message)"
         case let .runtimeSetup(message):
-            "cannot start the Lua rule host: \(message)"
+            "cannot start Lua to run the rules: \(message)"
         }
     }
 

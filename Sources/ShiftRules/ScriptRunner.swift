@@ -237,7 +237,7 @@ final class ScriptRunner {
         do {
             return try schedule.applying(mutation)
         } catch {
-            throw LuaScriptError("\(operation): \(error.description)")
+            throw LuaScriptError("\(operation): \(error.plainMessage)")
         }
     }
 

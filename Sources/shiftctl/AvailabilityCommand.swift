@@ -16,12 +16,12 @@ extension Shiftctl.AvailabilityCommand {
         static let configuration = CommandConfiguration(abstract: "Add an availability entry.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Option(help: "Name or id prefix.") var person: String
+        @Option(help: "Name or id prefix.", completion: Completions.people) var person: String
         @Option(help: ArgumentHelp("First day.", valueName: "YYYY-MM-DD")) var from: String
         @Option(help: ArgumentHelp("Last day (default: --from).", valueName: "YYYY-MM-DD")) var to: String?
-        @Option(help: "Only this shift type (default: every shift).") var type: String?
+        @Option(help: "Only this shift type (default: every shift).", completion: Completions.shiftTypes) var type: String?
         @Option(help: "unavailable, undesired or desired.") var kind: AvailabilityKind = .unavailable
-        @Option(help: "How much the request weighs for soft rules.") var weight: Double?
+        @Option(parsing: .unconditional, help: "How much the request weighs for soft rules.", transform: NumberArgument.decimal) var weight: Double?
 
         func run() async throws {
             try await Console.run(global, format: output.format) {
@@ -34,7 +34,7 @@ extension Shiftctl.AvailabilityCommand {
         static let configuration = CommandConfiguration(abstract: "List availability entries.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Option(help: "Only this person.") var person: String?
+        @Option(help: "Only this person.", completion: Completions.people) var person: String?
         @Option(help: ArgumentHelp("Only entries on or after this day.", valueName: "YYYY-MM-DD")) var from: String?
         @Option(help: ArgumentHelp("Only entries on or before this day.", valueName: "YYYY-MM-DD")) var to: String?
 

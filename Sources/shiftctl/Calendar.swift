@@ -16,7 +16,7 @@ extension Shiftctl {
         @Argument(help: "day, week, month or roster.") var view: CalendarView
         @Option(help: ArgumentHelp("First day (default: today; this week's first day for week and roster; the 1st for month).", valueName: "YYYY-MM-DD"))
         var from: String?
-        @Option(help: "Number of days to show.") var days: Int?
+        @Option(parsing: .unconditional, help: "Number of days to show.", transform: NumberArgument.whole) var days: Int?
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.calendar(view, from: from, days: days) }

@@ -14,11 +14,11 @@ extension Shiftctl.Demand {
         static let configuration = CommandConfiguration(abstract: "Add a staffing requirement.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Option(help: "Shift type symbol or id prefix.") var type: String
+        @Option(help: "Shift type symbol or id prefix.", completion: Completions.shiftTypes) var type: String
         @Option(help: ArgumentHelp("The date it applies to.", valueName: "YYYY-MM-DD")) var date: String?
         @Option(help: ArgumentHelp("The weekday it applies to every week, instead of --date.", valueName: "day")) var weekday: String?
-        @Option(help: "Minimum number of people.") var min: Int
-        @Option(help: "Optimal number of people (default: --min).") var optimal: Int?
+        @Option(parsing: .unconditional, help: "Minimum number of people.", transform: NumberArgument.whole) var min: Int
+        @Option(parsing: .unconditional, help: "Optimal number of people (default: --min).", transform: NumberArgument.whole) var optimal: Int?
         @Option(help: "Only people with this skill count.") var skill: String?
 
         func run() async throws {
@@ -32,7 +32,7 @@ extension Shiftctl.Demand {
         static let configuration = CommandConfiguration(abstract: "List staffing demand.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Option(help: "Only this shift type.") var type: String?
+        @Option(help: "Only this shift type.", completion: Completions.shiftTypes) var type: String?
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.listDemand(type: type) }

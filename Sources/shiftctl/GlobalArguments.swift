@@ -14,7 +14,7 @@ struct GlobalArguments: ParsableArguments {
     @Flag(help: "Run without rules: nothing is checked (init: create a store that runs without rules). Not with --rules.")
     var noRules = false
 
-    @Option(name: .customLong("as"), help: ArgumentHelp("Who makes the change, for the change log (default: the store's user.default, else $USER).", valueName: "user"))
+    @Option(name: .customLong("as"), help: ArgumentHelp("Who makes the change, for the change log (default: the store's user.default, else $USER, else your login name).", valueName: "user"))
     var actingUser: String?
 
     var options: GlobalOptions { GlobalOptions(store: store, rules: rules, actingUser: actingUser, noRules: noRules) }
@@ -37,6 +37,11 @@ extension AvailabilityKind: ExpressibleByArgument {}
 
 /// Runs an app call, prints its output, and exits with its status.
 enum Console {
+    /// `shiftctl: note: …` on stderr: something to know that does not stop the command.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("shiftctl: note: \(CommandRunner.printable(text))\n".utf8))
+    }
+
     static func run(_ global: GlobalArguments, format: OutputFormat, _ body: (App) async throws -> CommandResult) async throws {
         let app = App(options: global.options)
         let outcome = await CommandRunner.run(format: format) {

@@ -37,7 +37,7 @@ extension Shiftctl.Location {
         static let configuration = CommandConfiguration(abstract: "Show one location.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Name or id prefix.") var location: String
+        @Argument(help: "Name or id prefix.", completion: Completions.locations) var location: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.showLocation(location) }
@@ -48,7 +48,7 @@ extension Shiftctl.Location {
         static let configuration = CommandConfiguration(abstract: "Change a location.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Name or id prefix.") var location: String
+        @Argument(help: "Name or id prefix.", completion: Completions.locations) var location: String
         @Option(help: "New name.") var name: String?
         @Option(help: "New address.") var address: String?
         @Option(help: ArgumentHelp("Set an attribute; repeat for several.", valueName: "key=value")) var attr: [String] = []
@@ -65,7 +65,7 @@ extension Shiftctl.Location {
         static let configuration = CommandConfiguration(abstract: "Remove a location (the location_in_use rule refuses while shift types use it).")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Name or id prefix.") var location: String
+        @Argument(help: "Name or id prefix.", completion: Completions.locations) var location: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try await $0.removeLocation(location) }

@@ -17,7 +17,7 @@ extension Shiftctl.Log {
         @OptionGroup var output: OutputArguments
         @Option(help: ArgumentHelp("Entries made on or after this day.", valueName: "YYYY-MM-DD")) var from: String?
         @Option(help: ArgumentHelp("Entries made on or before this day.", valueName: "YYYY-MM-DD")) var to: String?
-        @Option(help: "At most this many entries.") var limit: Int?
+        @Option(parsing: .unconditional, help: "At most this many entries.", transform: NumberArgument.whole) var limit: Int?
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.log(from: from, to: to, limit: limit) }

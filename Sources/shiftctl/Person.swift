@@ -37,7 +37,7 @@ extension Shiftctl.Person {
         static let configuration = CommandConfiguration(abstract: "Show one person and their next shifts.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Name or id prefix.") var person: String
+        @Argument(help: "Name or id prefix.", completion: Completions.people) var person: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.showPerson(person) }
@@ -48,7 +48,7 @@ extension Shiftctl.Person {
         static let configuration = CommandConfiguration(abstract: "Change a person.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Name or id prefix.") var person: String
+        @Argument(help: "Name or id prefix.", completion: Completions.people) var person: String
         @Option(help: "New display name.") var name: String?
         @Option(help: ArgumentHelp("Set an attribute; repeat for several.", valueName: "key=value")) var attr: [String] = []
         @Option(help: ArgumentHelp("Remove an attribute; repeat for several.", valueName: "key")) var removeAttr: [String] = []
@@ -64,7 +64,7 @@ extension Shiftctl.Person {
         static let configuration = CommandConfiguration(abstract: "Remove a person (the person_in_use rule refuses while they have future shifts).")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Name or id prefix.") var person: String
+        @Argument(help: "Name or id prefix.", completion: Completions.people) var person: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try await $0.removePerson(person) }

@@ -14,7 +14,7 @@ extension Shiftctl {
                 """)
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "The rotation's id (shiftctl rotations list).") var rotation: String
+        @Argument(help: "The rotation's id (shiftctl rotations list).", completion: Completions.rotations) var rotation: String
         @Option(name: .customLong("team"), help: ArgumentHelp("A team and its people: TEAM=person,person (repeatable).", valueName: "team"))
         var teams: [String] = []
         @Option(help: "First date (YYYY-MM-DD or today).") var from: String
@@ -24,12 +24,13 @@ extension Shiftctl {
         @Option(help: "The date the cycle starts on (default: --from).") var anchor: String?
         @Flag(help: "Show what would be scheduled and the rules' verdict; write nothing.") var dryRun = false
         @Flag(help: "Remove the team members' existing shifts in the date range first.") var replace = false
+        @Option(help: "Why, for the change log (default: rotation ROTATION).") var reason: String?
 
         func run() async throws {
             let showProgress = isatty(STDERR_FILENO) == 1
             try await Console.run(global, format: output.format) { app in
                 try await app.rotate(rotation, teams: teams, from: from, to: to, shifts: shifts, anchor: anchor, dryRun: dryRun,
-                                     replace: replace, progress: { message in
+                                     replace: replace, reason: reason, progress: { message in
                                          if showProgress { FileHandle.standardError.write(Data("\(message)\n".utf8)) }
                                      })
             }
@@ -58,7 +59,7 @@ extension Shiftctl.Rotations {
         static let configuration = CommandConfiguration(abstract: "Show a rotation's cycle as a grid of teams by days.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "The rotation's id.") var rotation: String
+        @Argument(help: "The rotation's id.", completion: Completions.rotations) var rotation: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.showRotation(rotation) }

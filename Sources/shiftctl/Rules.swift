@@ -23,13 +23,16 @@ extension Shiftctl.Rules {
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the rules' examples; exit 1 when one fails.",
-            discussion: "Without DIR, tests the store's rules; with DIR, the rules in that folder (no store needed).")
+            discussion: """
+                Without PATH, tests the store's rules; with PATH, the rules in that folder or that one rule file (no store needed).
+                Rules without examples are listed as untested; exit 2 when there is no example at all.
+                """)
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "A folder of rules.") var dir: String?
+        @Argument(help: ArgumentHelp("A folder of rules, or one rule file (.lua).", valueName: "path")) var path: String?
 
         func run() async throws {
-            try await Console.run(global, format: output.format) { try $0.testRules(directory: dir) }
+            try await Console.run(global, format: output.format) { try $0.testRules(directory: path) }
         }
     }
 }

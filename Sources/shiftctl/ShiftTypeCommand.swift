@@ -21,7 +21,7 @@ extension Shiftctl.ShiftTypeCommand {
         @Option(help: "Title (default: the symbol).") var title: String?
         @Option(help: ArgumentHelp("Start and end, e.g. 07:00-19:00.", valueName: "HH:MM-HH:MM")) var time: String?
         @Flag(help: "An all-day shift type instead of --time.") var allDay = false
-        @Option(help: "Location name or id prefix.") var location: String?
+        @Option(help: "Location name or id prefix.", completion: Completions.locations) var location: String?
         @Option(help: "A longer description.") var description: String?
         @Option(help: ArgumentHelp("A custom attribute; repeat for several.", valueName: "key=value")) var attr: [String] = []
 
@@ -47,7 +47,7 @@ extension Shiftctl.ShiftTypeCommand {
         static let configuration = CommandConfiguration(abstract: "Show one shift type.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Symbol or id prefix.") var type: String
+        @Argument(help: "Symbol or id prefix.", completion: Completions.shiftTypes) var type: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try $0.showShiftType(type) }
@@ -58,12 +58,12 @@ extension Shiftctl.ShiftTypeCommand {
         static let configuration = CommandConfiguration(abstract: "Change a shift type.")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Symbol or id prefix.") var type: String
+        @Argument(help: "Symbol or id prefix.", completion: Completions.shiftTypes) var type: String
         @Option(help: "New symbol.") var symbol: String?
         @Option(help: "New title.") var title: String?
         @Option(help: ArgumentHelp("New start and end.", valueName: "HH:MM-HH:MM")) var time: String?
         @Flag(help: "Make it all-day.") var allDay = false
-        @Option(help: "New location name or id prefix.") var location: String?
+        @Option(help: "New location name or id prefix.", completion: Completions.locations) var location: String?
         @Flag(help: "Detach it from its location.") var noLocation = false
         @Option(help: "New description.") var description: String?
         @Option(help: ArgumentHelp("Set an attribute; repeat for several.", valueName: "key=value")) var attr: [String] = []
@@ -81,7 +81,7 @@ extension Shiftctl.ShiftTypeCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a shift type (the shift_type_in_use rule refuses while shifts use it).")
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments
-        @Argument(help: "Symbol or id prefix.") var type: String
+        @Argument(help: "Symbol or id prefix.", completion: Completions.shiftTypes) var type: String
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try await $0.removeShiftType(type) }

@@ -7,8 +7,11 @@ struct Shiftctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shiftctl",
         abstract: "Keep a schedule of shifts whose rules are Lua scripts.",
+        usage: "shiftctl [--store <path>] [--rules <dir> ...] [--no-rules] [--as <user>] [--format text|json] <subcommand>",
         discussion: """
             Global options (--store, --rules, --no-rules, --as, --format) go before or after the command.
+            --format text|json is the output format of every command that prints data (validate also takes github; \
+            the file format of export and import is --file-format).
             Exit status: 0 ok, 1 rule violations, 2 bad input or configuration.
             """,
         version: "0.1.0",
@@ -21,7 +24,8 @@ struct Shiftctl: AsyncParsableCommand {
     @OptionGroup var global: GlobalArguments
 
     /// Parses with two adjustments: `--format` given before the command is moved after it (each
-    /// command declares its own `--format`), and usage errors exit with 2 as one line.
+    /// command declares its own `--format`), and usage errors exit with 2 as one line that says
+    /// what was meant where it can (`UsageHelp`).
     static func main() async {
         let arguments = hoistingFormat(Array(CommandLine.arguments.dropFirst()))
         do {
@@ -34,7 +38,8 @@ struct Shiftctl: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-                FileHandle.standardError.write(Data("shiftctl: \(CommandRunner.printable(message)) (see shiftctl help)\n".utf8))
+                let line = UsageHelp.forShiftctl()?.diagnose(arguments, parserMessage: message) ?? message + " (see shiftctl help)"
+                FileHandle.standardError.write(Data("shiftctl: \(CommandRunner.printable(line))\n".utf8))
                 Foundation.exit(ExitStatus.badInput.rawValue)
             }
             exit(withError: error)

@@ -25,14 +25,18 @@ extension Shiftctl {
         @Option(help: "First date of the window (YYYY-MM-DD or today; default: the store's horizon.first).") var from: String?
         @Option(help: "Last date of the window (inclusive; default: the store's horizon.last).") var to: String?
         @Flag(help: "Let the search move assigned shifts of the window too.") var replan = false
-        @Option(help: ArgumentHelp("With --replan: the soft cost of each assignment changed from the schedule as it was.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("With --replan: the soft cost of each assignment changed from the schedule as it was.", valueName: "n"),
+                transform: NumberArgument.decimal)
         var changePenalty: Double = 0
-        @Option(help: ArgumentHelp("Stop after this many seconds and keep the best roster found.", valueName: "seconds"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds and keep the best roster found.", valueName: "seconds"),
+                transform: NumberArgument.decimal)
         var timeLimit: Double = 30
         @Option(help: "The search's seed: the same seed and workers give the same roster when the search ends by itself or by --moves.")
         var seed: UInt64 = 1
-        @Option(help: ArgumentHelp("Searches side by side (default: the cores).", valueName: "n")) var workers: Int?
-        @Option(name: .customLong("moves"), help: ArgumentHelp("Stop after this many moves per worker.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Searches side by side (default: the cores).", valueName: "n"), transform: NumberArgument.whole)
+        var workers: Int?
+        @Option(name: .customLong("moves"), parsing: .unconditional, help: ArgumentHelp("Stop after this many moves per worker.", valueName: "n"),
+                transform: NumberArgument.whole)
         var moveLimit: Int?
         @Option(help: "The reason recorded in the change log for changed assignments (default: shiftctl solve).") var reason: String?
         @Flag(help: "Show the plan and the score per rule before and after; write nothing.") var dryRun = false

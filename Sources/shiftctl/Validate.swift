@@ -9,7 +9,8 @@ extension Shiftctl {
         @OptionGroup var global: GlobalArguments
         @Flag(help: "Add up penalties per rule.") var score = false
         @Option(help: "text, json, or github (GitHub Actions annotations).") var format: ValidateFormat = .text
-        @Option(help: ArgumentHelp("List at most N violations (counts and --score still cover all).", valueName: "N"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("List at most N violations (counts and --score still cover all).", valueName: "N"),
+                transform: NumberArgument.whole)
         var limit: Int?
         @Flag(help: "Report the time of each step (load, rules, check, report) and the peak memory.") var stats = false
 

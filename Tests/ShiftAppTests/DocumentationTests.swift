@@ -10,9 +10,10 @@ import Testing
         ["person", "add"], ["person", "list"], ["person", "show"], ["person", "update"], ["person", "remove"],
         ["demand", "add"], ["demand", "list"], ["demand", "remove"],
         ["availability", "add"], ["availability", "list"], ["availability", "remove"],
-        ["schedule", "add"], ["schedule", "list"], ["schedule", "remove"],
+        ["schedule", "add"], ["schedule", "list"], ["schedule", "remove"], ["schedule", "assign"], ["schedule", "unassign"],
         ["switch"], ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
-        ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"],
+        ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"], ["inrc2", "export"],
+        ["rotate"], ["rotations", "list"], ["rotations", "show"], ["solve"], ["run"],
     ]
 
     static let reference: String = {

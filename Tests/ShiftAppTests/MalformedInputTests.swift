@@ -115,8 +115,8 @@ import Testing
         argumentCase("date 2026-13-01", ["schedule", "add", "--type", "D", "--date", "2026-13-01"], ["--date", "2026-13-01"]),
         argumentCase("time 24:00", ["type", "add", "X", "--time", "24:00-08:00"], ["--time", "24:00-08:00"]),
         argumentCase("unknown time zone", ["init", "--time-zone", "Mars/Olympus", "--store", otherStore], ["--time-zone", "Mars/Olympus"]),
-        argumentCase("escape sequence in a name", ["person", "add", "Bo\u{1b}[2Jb"], ["displayName", "control character"]),
-        argumentCase("line break in a name", ["person", "add", "Bo\nb"], ["displayName", "control character"]),
+        argumentCase("escape sequence in a name", ["person", "add", "Bo\u{1b}[2Jb"], ["person name", "control character"]),
+        argumentCase("line break in a name", ["person", "add", "Bo\nb"], ["person name", "control character"]),
         argumentCase("escape sequence in an option value", ["--format", "x\u{1b}[2J", "person", "list"], ["x\\u{1B}[2J"]),
         argumentCase("unknown shift type", ["schedule", "add", "--type", "Q", "--date", "2026-03-01"], ["Q"]),
     ]

@@ -100,7 +100,7 @@ extension MalformedInputTests {
         // The catalog opens, the shifts' pages are damaged: a command that reads them fails.
         SQLiteCase(name: "damaged shift pages", prepare: { sandbox, path in try damageShiftPages(sandbox, path) },
                    commands: [["schedule", "list"], ["schedule", "add", "--type", "D", "--date", "2031-06-01"], ["validate"],
-                              ["export", "--format", "csv"]],
+                              ["export", "--file-format", "csv"]],
                    says: ["schedule.sqlite", "malformed"], sameBytes: false),
     ]
 

@@ -55,7 +55,7 @@ import Testing
         defer { sandbox.remove() }
         #expect(try sandbox.run("migrate", "--to", "s.sqlite").status == 0)
         for arguments in [["schedule", "list"], ["person", "list"], ["log", "show"], ["validate", "--score"],
-                          ["calendar", "--from", "2026-03-02", "--days", "7"], ["export", "--format", "csv"]] {
+                          ["calendar", "--from", "2026-03-02", "--days", "7"], ["export", "--file-format", "csv"]] {
             let json = try sandbox.run(arguments: arguments)
             let sqlite = try sandbox.run(arguments: ["--store", "s.sqlite"] + arguments)
             #expect(sqlite.status == json.status, "\(arguments): \(sqlite.stderr)")

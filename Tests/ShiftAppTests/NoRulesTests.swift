@@ -137,14 +137,14 @@ import Testing
         defer { sandbox.remove() }
         let empty = try sandbox.run("rules", "test", "empty")
         #expect(empty.status == 2)
-        #expect(empty.stderr == "shiftctl: no rules to test in empty; pass a folder of rules: shiftctl rules test DIR\n")
+        #expect(empty.stderr == "shiftctl: no rules to test in empty; pass a folder of rules or a rule file: shiftctl rules test PATH\n")
         #expect(try sandbox.run("rules", "test", "rules/rotations").status == 2)
 
         try sandbox.write("return rule { id = \"quiet\", summary = \"Says nothing.\", on = { \"shift\" }, check = function() end }\n",
                           to: "untested/quiet.lua")
         let untested = try sandbox.run("rules", "test", "untested")
         #expect(untested.status == 2)
-        #expect(untested.stderr == "shiftctl: nothing to test: the 1 rule in untested has no examples\n")
+        #expect(untested.stderr == "shiftctl: nothing to test: the 1 rule in untested has no examples (add examples = { … }: docs/rules.md)\n")
     }
 
     @Test func rulesThatReplaceTheStoresFoldersAreNoted() throws {

@@ -96,7 +96,7 @@ import Testing
         let (folder, app) = try setUp(try f.emptySchedule())
         defer { folder.remove() }
         _ = try folder.write("date,type,person\n2026-03-02,D,Bob\n", to: "shifts.txt")
-        await #expect(throws: AppError.invalidValue(option: "--format", message: "cannot tell the format of shifts.txt from its extension; pass --format json, csv or ics")) {
+        await #expect(throws: AppError.invalidValue(option: "--file-format", message: "cannot tell the format of shifts.txt from its extension; pass --file-format json, csv or ics")) {
             try await app.importFile("shifts.txt", format: nil)
         }
         #expect(try await app.importFile("shifts.txt", format: .csv).status == .ok)

@@ -15,6 +15,12 @@ struct MutationContext {
     /// On while a whole schedule is read in: added shifts are not indexed one by one, and the
     /// caller builds the index once at the end (`ShiftIndex(shifts:)`).
     private let defersShiftIndex: Bool
+    /// Whether adds and renames must keep names of people and locations apart: always for a
+    /// change, never while a stored schedule is read in (it loads whatever it holds).
+    private var checksNames: Bool { recordsChanges }
+    /// Names of people and locations, built on the first add or rename (see `NameIndex`).
+    private var personNames: NameIndex<PersonID>?
+    private var locationNames: NameIndex<LocationID>?
 
     private enum ChangeKey: Hashable {
         case location(LocationID), shiftType(ShiftTypeID), person(PersonID), shift(ShiftID)
@@ -198,6 +204,7 @@ struct MutationContext {
             throw .duplicateID(entity: .location, id: location.id.description, field: field + ".id")
         }
         try Self.checkName(location.name, field: field + ".name")
+        try claim(location.name, for: location.id, replacing: nil, field: field + ".name")
         schedule.locationStore[location.id] = location
         record(key: .location(location.id), .location(before: nil, after: location))
     }
@@ -207,6 +214,7 @@ struct MutationContext {
             throw .notFound(entity: .location, id: location.id.description, field: field + ".id")
         }
         try Self.checkName(location.name, field: field + ".name")
+        try claim(location.name, for: location.id, replacing: before.name, field: field + ".name")
         schedule.locationStore[location.id] = location
         record(key: .location(location.id), .location(before: before, after: location))
     }
@@ -221,6 +229,7 @@ struct MutationContext {
             try update(cleared, field: field)
         }
         schedule.locationStore[id] = nil
+        locationNames?.remove(id, before.name)
         record(key: .location(id), .location(before: before, after: nil))
     }
 
@@ -288,6 +297,7 @@ struct MutationContext {
             throw .duplicateID(entity: .person, id: person.id.description, field: field + ".id")
         }
         try Self.checkName(person.displayName, field: field + ".displayName")
+        try claim(person.displayName, for: person.id, replacing: nil, field: field + ".displayName")
         schedule.personStore[person.id] = person
         record(key: .person(person.id), .person(before: nil, after: person))
     }
@@ -297,6 +307,7 @@ struct MutationContext {
             throw .notFound(entity: .person, id: person.id.description, field: field + ".id")
         }
         try Self.checkName(person.displayName, field: field + ".displayName")
+        try claim(person.displayName, for: person.id, replacing: before.displayName, field: field + ".displayName")
         schedule.personStore[person.id] = person
         record(key: .person(person.id), .person(before: before, after: person))
     }
@@ -312,7 +323,35 @@ struct MutationContext {
         }
         for availabilityID in schedule.availabilityByPerson[id] ?? [] { try removeAvailability(availabilityID, field: field) }
         schedule.personStore[id] = nil
+        personNames?.remove(id, before.displayName)
         record(key: .person(id), .person(before: before, after: nil))
+    }
+
+    /// Takes a person's name for `id`, or fails when another person has it (ignoring case and
+    /// outer spaces): every lookup by name would be ambiguous. A rename to the same name, or
+    /// a load of a stored schedule, is not checked, so a store with duplicates from before
+    /// still opens and its people can be renamed apart.
+    private mutating func claim(_ name: String, for id: PersonID, replacing old: String?, field: String) throws(ScheduleError) {
+        guard checksNames, old.map({ NameIndex<PersonID>.key($0) != NameIndex<PersonID>.key(name) }) ?? true else { return }
+        var index = personNames ?? NameIndex(schedule.personStore.values.map { ($0.id, $0.displayName) })
+        if let other = index.otherHolder(of: name, than: id) {
+            throw .conflict(field: field, reason: "another person is already called '\(schedule.personStore[other]?.displayName ?? name)' (\(other.description.prefix(8))); give each person a name of their own")
+        }
+        if let old { index.remove(id, old) }
+        index.insert(id, name)
+        personNames = index
+    }
+
+    /// As for people: two locations may not share a name.
+    private mutating func claim(_ name: String, for id: LocationID, replacing old: String?, field: String) throws(ScheduleError) {
+        guard checksNames, old.map({ NameIndex<LocationID>.key($0) != NameIndex<LocationID>.key(name) }) ?? true else { return }
+        var index = locationNames ?? NameIndex(schedule.locationStore.values.map { ($0.id, $0.name) })
+        if let other = index.otherHolder(of: name, than: id) {
+            throw .conflict(field: field, reason: "another location is already called '\(schedule.locationStore[other]?.name ?? name)' (\(other.description.prefix(8))); give each location a name of its own")
+        }
+        if let old { index.remove(id, old) }
+        index.insert(id, name)
+        locationNames = index
     }
 
     // MARK: Shifts

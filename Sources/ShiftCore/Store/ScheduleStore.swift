@@ -49,6 +49,8 @@ public actor ScheduleStore {
     /// - Parameters:
     ///   - mutation: the change; a `.batch` commits whole or not at all.
     ///   - user: who makes it (defaults to `actingUser`), recorded in the change log.
+    ///   - reason: the change log's reason for every shift change the mutation gives none (a
+    ///     generated rotation: each new shift's entry says why it is there).
     ///   - precondition: a check of the current schedule made under the write lock, after
     ///     other writers' commits were read and before anything is proposed: whatever it throws
     ///     ends the call with nothing written. For checks that must hold when the change
@@ -69,7 +71,7 @@ public actor ScheduleStore {
     /// `conflictAttempts` times.
     @discardableResult
     public func apply(
-        _ mutation: Mutation, as user: UserProfile? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil,
+        _ mutation: Mutation, as user: UserProfile? = nil, reason: String? = nil, precondition: (@Sendable (Schedule) throws -> Void)? = nil,
         confirmation: (@Sendable () async throws -> Void)? = nil
     ) async throws -> CommitResult {
         var attempt = 1
@@ -116,7 +118,7 @@ public actor ScheduleStore {
         try await confirmation?()
 
         var committed = proposed
-        let logged = logEntries(for: changes, before: base, after: proposed, user: user, timestamp: timestamp)
+        let logged = logEntries(for: changes, before: base, after: proposed, user: user, timestamp: timestamp, reason: reason)
         // A bulk change over a source was proposed on a copy held in memory, and the store reads
         // the schedule again after the commit: where the repository writes the summary's log
         // entries, entries appended to the copy would be dropped unread (a bulk import's
@@ -272,7 +274,10 @@ public actor ScheduleStore {
         return all
     }
 
-    private func logEntries(for changes: [Change], before: Schedule, after: Schedule, user: UserProfile, timestamp: Date) -> [ChangeLogEntry] {
+    /// One entry per shift change; `reason` stands in where the change gives none.
+    private func logEntries(
+        for changes: [Change], before: Schedule, after: Schedule, user: UserProfile, timestamp: Date, reason defaultReason: String?
+    ) -> [ChangeLogEntry] {
         var entries: [ChangeLogEntry] = []
         entries.reserveCapacity(changes.count)
         for change in changes {
@@ -289,7 +294,7 @@ public actor ScheduleStore {
                 userDisplayName: user.displayName, changeType: changeType,
                 scheduledShiftDate: (new ?? old)!.date,
                 oldShiftSnapshot: old.map { before.snapshot(of: $0) ?? after.snapshot(of: $0)! },
-                newShiftSnapshot: new.flatMap { after.snapshot(of: $0) }, reason: reason))
+                newShiftSnapshot: new.flatMap { after.snapshot(of: $0) }, reason: reason ?? defaultReason))
         }
         return entries
     }

@@ -18,8 +18,15 @@ enum CSV {
 
     static func record(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") + "\r\n" }
 
+    /// The separator a file uses: `;` when its first line has semicolons and no comma (what
+    /// spreadsheets write where the comma is the decimal mark), else `,`.
+    static func separator(of text: String) -> Unicode.Scalar {
+        let firstLine = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).first ?? ""
+        return !firstLine.contains(",") && firstLine.contains(";") ? ";" : ","
+    }
+
     /// Parses every record; blank lines are skipped.
-    static func parse(_ text: String) throws(ImportFailure) -> [Record] {
+    static func parse(_ text: String, separator: Unicode.Scalar = ",") throws(ImportFailure) -> [Record] {
         var records: [Record] = []
         var fields: [String] = []
         var field = ""
@@ -59,7 +66,7 @@ enum CSV {
                 continue
             }
             switch scalar {
-            case ",":
+            case separator:
                 fields.append(field)
                 field = ""
                 afterQuote = false

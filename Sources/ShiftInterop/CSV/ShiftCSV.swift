@@ -4,7 +4,7 @@ import ShiftCore
 /// Shifts as CSV, one row per shift, for spreadsheets and bulk edits.
 ///
 /// Columns (the header row names them; `date,type,person` are required, the rest optional and
-/// in any order):
+/// in any order), separated by commas, or by semicolons when the header has no comma:
 ///
 /// | column | export | import |
 /// |---|---|---|
@@ -39,14 +39,16 @@ public enum ShiftCSV {
     public static func plan(
         _ text: String, into schedule: Schedule, makeID: @Sendable () -> ShiftID = { ShiftID(UUID.random()) }
     ) throws(ImportFailure) -> ShiftImportPlan {
-        var records = try CSV.parse(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text)
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        var records = try CSV.parse(body, separator: CSV.separator(of: body))
         guard !records.isEmpty else { throw ImportFailure(line: 1, "empty file; the first line must be a header such as date,type,person") }
         let header = records.removeFirst()
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         var column: [String: Int] = [:]
         for (index, name) in names.enumerated() {
             guard columns.contains(name) else {
-                throw ImportFailure(line: header.line, "unknown column '\(header.fields[index])' (columns: \(columns.joined(separator: ",")))")
+                let hint = name.contains("\t") ? "; separate the columns with commas or semicolons, not tabs" : ""
+                throw ImportFailure(line: header.line, "unknown column '\(header.fields[index])' (columns: \(columns.joined(separator: ",")))\(hint)")
             }
             guard column[name] == nil else { throw ImportFailure(line: header.line, "column '\(name)' appears twice") }
             column[name] = index
@@ -75,8 +77,7 @@ public enum ShiftCSV {
             if type == nil { rowProblems.append("type: no shift type '\(value("type"))' (have: \(lookup.symbolList))") }
             var person: Person?
             if !value("person").isEmpty {
-                person = lookup.person(named: value("person"))
-                if person == nil { rowProblems.append("person: no person '\(value("person"))' in the store (add them first: shiftctl person add)") }
+                do throws(NameProblem) { person = try lookup.person(value("person")) } catch { rowProblems.append("person: " + error.message) }
             }
             var id: ShiftID?
             if !value("id").isEmpty {
