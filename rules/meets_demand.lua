@@ -33,11 +33,12 @@ return rule {
       local count = staffed(schedule, date, entry)
       local who = entry.skill and (" " .. entry.skill) or ""
       if count < entry.minimum then
-        report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, count), date = date }
+        report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, count),
+                date = date, type = entry.type }
       end
       if count < entry.optimal then
         report{ message = ("%s is %d%s short of the optimal %d"):format(entry.type.symbol, entry.optimal - count, who, entry.optimal),
-                date = date, severity = "penalty", penalty = (entry.optimal - count) * params.weight }
+                date = date, type = entry.type, severity = "penalty", penalty = (entry.optimal - count) * params.weight }
       end
     end
   end,

@@ -19,7 +19,7 @@ return rule {
         for missing = 1, entry.minimum - have do
           report{ message = ("%s: %d assigned, minimum %d (missing nurse %d of %d)")
                     :format(inrc2.slot(entry), have, entry.minimum, missing, entry.minimum - have),
-                  date = date }
+                  date = date, type = entry.type }
         end
       end
     end

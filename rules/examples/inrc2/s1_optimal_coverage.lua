@@ -23,7 +23,7 @@ return rule {
             and ("%s: %d assigned, optimal %d (below the minimum %d, which H2 counts)")
                   :format(inrc2.slot(entry), have, entry.optimal, entry.minimum)
             or ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), have, entry.optimal)
-          report{ message = message, date = date, penalty = (entry.optimal - counted) * params.weight }
+          report{ message = message, date = date, type = entry.type, penalty = (entry.optimal - counted) * params.weight }
         end
       end
     end
