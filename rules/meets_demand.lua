@@ -17,11 +17,11 @@ return rule {
   validate_demand = function(entry, staffed, report, params)
     local who = entry.skill and (" " .. entry.skill) or ""
     if staffed < entry.minimum then
-      report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, staffed), date = entry.date }
+      report{ message = ("%s needs at least %d%s, has %d"):format(entry.type.symbol, entry.minimum, who, staffed), date = entry.date, type = entry.type }
     end
     if staffed < entry.optimal then
       report{ message = ("%s is %d%s short of the optimal %d"):format(entry.type.symbol, entry.optimal - staffed, who, entry.optimal),
-              date = entry.date, severity = "penalty", penalty = (entry.optimal - staffed) * params.weight }
+              date = entry.date, type = entry.type, severity = "penalty", penalty = (entry.optimal - staffed) * params.weight }
     end
   end,
 

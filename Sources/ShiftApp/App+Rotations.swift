@@ -129,20 +129,14 @@ extension App {
         violations: [Violation], schedule: Schedule, people: [PersonID], days: Int
     ) -> CommandResult {
         let roster = RosterOutput(schedule: schedule, from: first, days: min(days, 62), people: people)
-        let outputs = violations.map { ViolationOutput($0, schedule: schedule) }
+        let outputs = violations.map { ViolationOutput($0, schedule: schedule, directory: environment.currentDirectory) }
         let errors = violations.filter { $0.severity == .error }.count
         var text = dryRun ? "dry run (nothing written): " : ""
         text += "\(name) from \(first) to \(last): \(generated) shift\(generated == 1 ? "" : "s")"
         text += replaced > 0 ? ", replacing \(replaced)\n" : "\n"
         text += RosterRenderer(width: environment.width, colour: environment.usesColour).render(roster)
         if days > 62 { text += "(first 62 of \(days) days shown)\n" }
-        if !outputs.isEmpty {
-            var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
-            for item in outputs {
-                table.add(item.date ?? "", item.person ?? "", item.type ?? "", item.severity, item.rule, item.message)
-            }
-            text += "\n" + table.rendered
-        }
+        if !outputs.isEmpty { text += "\n" + ViolationReport.table(outputs, weekStart: schedule.settings.weekStart) }
         if dryRun, errors > 0 { text += "the rules would reject this rotation (\(errors) error\(errors == 1 ? "" : "s"))\n" }
         let output = RotateOutput(rotation: name, from: first.description, to: last.description, dryRun: dryRun, scheduled: generated,
                                   replaced: replaced, violations: outputs, roster: roster)

@@ -135,7 +135,7 @@ extension App {
         let checkSeconds = lap()
         var report = ViolationReport(
             violations: violations, schedule: schedule, score: score ? ScoreSummary(violations, rules: engine.rules) : nil, rejected: false,
-            limit: limit)
+            limit: limit, directory: environment.currentDirectory)
         if stats {
             let trials = engine.trialCounts
             report.stats = ValidateStats(

@@ -115,7 +115,9 @@ extension App {
         let batches = reports.map { report in
             ScriptBatchOutput(kind: report.batch.isCheckpoint ? "checkpoint" : "tail", status: report.status,
                               changes: ChangeCountOutput.byKind(report.batch.changes),
-                              violations: report.violations.map { ViolationOutput($0, schedule: report.schedule, pending: report.batch.mutation.shifts) })
+                              violations: report.violations.map {
+                                  ViolationOutput($0, schedule: report.schedule, pending: report.batch.mutation.shifts, directory: environment.currentDirectory)
+                              })
         }
         let kept = reports.filter { $0.status == "written" || $0.status == "would write" }
         let rejected = reports.first { $0.status == "rejected" || $0.status == "would be rejected" }
@@ -138,15 +140,7 @@ extension App {
                 text += "  \(index + 1). \(report.batch.isCheckpoint ? "checkpoint" : "tail"): \(Self.describe(ChangeCountOutput.byKind(report.batch.changes))) — \(report.status)\n"
             }
         }
-        let violations = reports.flatMap { report in report.violations.map { ($0, report.schedule, report.batch.mutation.shifts) } }
-        if !violations.isEmpty {
-            var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
-            for (violation, schedule, pending) in violations {
-                let item = ViolationOutput(violation, schedule: schedule, pending: pending)
-                table.add(item.date ?? "-", item.person ?? "-", item.type ?? "-", item.severity, item.rule, item.message)
-            }
-            text += table.rendered
-        }
+        text += ViolationReport.table(batches.flatMap(\.violations), weekStart: reports.first?.schedule.settings.weekStart ?? .monday)
         guard let rejected else { return CommandResult(text: text, json: output) }
         let errors = rejected.violations.filter { $0.severity == .error }.count
         let written = dryRun ? "nothing was written" : kept.isEmpty ? "nothing was written"

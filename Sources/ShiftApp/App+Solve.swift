@@ -141,7 +141,7 @@ extension App {
             }
         }
         var result = output(solved, request, before: before, after: after, written: written, schedule: finalSchedule)
-        result.refused = refused.map { ViolationOutput($0, schedule: solved.schedule) }
+        result.refused = refused.map { ViolationOutput($0, schedule: solved.schedule, directory: environment.currentDirectory) }
         let status: ExitStatus = after.hardViolations > 0 || !solved.unfilled.isEmpty || !refused.isEmpty ? .violations : .ok
         return CommandResult(text: text(result, solved, schedule: finalSchedule), json: result, status: status,
                              note: refused.isEmpty ? nil : "the rules refused the roster (\(refused.count) violation\(refused.count == 1 ? "" : "s")); nothing was written")
@@ -235,7 +235,7 @@ extension App {
         var table = TextTable("RULE", "BEFORE", "AFTER")
         func cell(_ rule: ScoreOutput.Rule?) -> String {
             guard let rule, rule.count > 0 else { return "0" }
-            return "\(rule.count) × \(rule.severity)" + (rule.penalty > 0 ? ", penalty \(ViolationReport.number(rule.penalty))" : "")
+            return rule.counts + (rule.penalty > 0 ? ", penalty \(ViolationReport.number(rule.penalty))" : "")
         }
         for rule in Set(result.before.byRule.keys).union(result.after.byRule.keys).sorted() {
             table.add(rule, cell(result.before.byRule[rule]), cell(result.after.byRule[rule]))

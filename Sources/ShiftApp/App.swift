@@ -35,10 +35,12 @@ public struct App: Sendable {
         item: (Schedule) -> Item?
     ) async throws -> CommandResult {
         let (result, schedule) = try await workspace.apply(mutation)
-        let warnings = result.violations.map { ViolationOutput($0, schedule: schedule) }
+        let warnings = result.violations.map { ViolationOutput($0, schedule: schedule, directory: environment.currentDirectory) }
         var text = "\(action) \(kind) \(label) (\(shortID(id)))\n"
-        for warning in warnings {
-            text += "\(warning.severity): \(warning.date.map { "\($0) " } ?? "")\(warning.message) (\(warning.rule))\n"
+        for group in ViolationReport.grouped(warnings, weekStart: schedule.settings.weekStart) {
+            let warning = group.items[0]
+            let when = ViolationReport.span(group.first, group.last).map { "\($0) " } ?? ""
+            text += "\(warning.severity): \(when)\(warning.message) (\(warning.rule))" + (group.count > 1 ? " (×\(group.count))\n" : "\n")
         }
         let output = MutationOutput(action: action, kind: kind, id: id, item: item(schedule), warnings: warnings)
         return CommandResult(text: text, json: output)

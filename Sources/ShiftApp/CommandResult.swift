@@ -69,16 +69,19 @@ public enum CommandRunner {
             } ?? ""
             return Outcome(stdout: try result.rendered(format), stderr: note, status: result.status)
         } catch let rejection as RejectedChange {
-            return rejected(rejection.violations, schedule: rejection.schedule, pending: rejection.pending, format: format)
+            return rejected(rejection.violations, schedule: rejection.schedule, pending: rejection.pending, directory: rejection.directory,
+                            format: format)
         } catch let ScheduleError.rejected(violations) {
-            return rejected(violations, schedule: nil, pending: [], format: format)
+            return rejected(violations, schedule: nil, pending: [], directory: nil, format: format)
         } catch {
             return Outcome(stdout: "", stderr: "shiftctl: \(message(for: error))\n", status: .badInput)
         }
     }
 
-    private static func rejected(_ violations: [Violation], schedule: Schedule?, pending: [ScheduledShift], format: OutputFormat) -> Outcome {
-        let report = ViolationReport(violations: violations, schedule: schedule, pending: pending, score: nil, rejected: true)
+    private static func rejected(_ violations: [Violation], schedule: Schedule?, pending: [ScheduledShift], directory: String?,
+                                 format: OutputFormat) -> Outcome {
+        let report = ViolationReport(violations: violations, schedule: schedule, pending: pending, score: nil, rejected: true,
+                                     directory: directory)
         let errors = report.errors
         return Outcome(
             stdout: (try? CommandResult(text: report.text(), json: report).rendered(format)) ?? "",

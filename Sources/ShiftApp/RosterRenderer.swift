@@ -73,31 +73,61 @@ public struct RosterRenderer: Sendable {
             }
         }
         if !roster.types.isEmpty {
-            var legend = ""
-            for type in roster.types {
+            let entries = roster.types.map { type in
                 let symbol = colour ? "\u{1B}[\(colours[type.symbol]!)m\(type.symbol)\u{1B}[0m" : type.symbol
-                let entry = type.title == type.symbol ? "\(symbol) \(type.time)" : "\(symbol) \(type.title) \(type.time)"
-                if TextWidth.of(legend) + TextWidth.of(entry) + 2 > width, !legend.isEmpty {
-                    out += legend + "\n"
-                    legend = ""
-                }
-                legend += (legend.isEmpty ? "" : "  ") + entry
+                return type.title == type.symbol ? "\(symbol) \(type.time)" : "\(symbol) \(type.title) \(type.time)"
             }
-            out += "\n" + legend + "\n"
+            out += "\n" + legend(entries)
         }
         return out
     }
 
+    /// The legend's entries on as many lines as the width needs, two spaces apart.
+    private func legend(_ entries: [String]) -> String {
+        var lines: [String] = []
+        var line = ""
+        for entry in entries {
+            if !line.isEmpty, TextWidth.of(line) + 2 + TextWidth.of(entry) > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : "  ") + entry
+        }
+        lines.append(line)
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// The weekday and day-number rows over a block of days. The day numbers are labelled with
+    /// their month (`2026-03`); a block that crosses into another month gets a row above with each
+    /// month's label over its first day instead.
     private func header(_ roster: RosterOutput, _ indices: [Int], nameWidth: Int, cell: Int) -> String {
+        let dates = indices.map { LocalDate(roster.days[$0])! }
         var weekdays = TextWidth.pad("", to: nameWidth)
-        var numbers = TextWidth.pad(TextWidth.truncate(String(roster.days[indices[0]].prefix(7)), to: nameWidth - 1), to: nameWidth)
-        for index in indices {
-            let date = LocalDate(roster.days[index])!
+        var numbers = ""
+        for date in dates {
             weekdays += TextWidth.pad(String(date.weekday.name.prefix(2)).capitalized, to: cell)
             numbers += TextWidth.pad(String(format: "%02d", date.day), to: cell)
         }
-        return weekdays.trimmingTrailingSpaces() + "\n" + numbers.trimmingTrailingSpaces() + "\n"
+        let starts = dates.indices.filter { $0 == 0 || dates[$0].month != dates[$0 - 1].month }
+        guard starts.count > 1 else {
+            let label = TextWidth.pad(TextWidth.truncate(Self.monthLabel(dates[0]), to: nameWidth - 1), to: nameWidth)
+            return weekdays.trimmingTrailingSpaces() + "\n" + (label + numbers).trimmingTrailingSpaces() + "\n"
+        }
+        var months = TextWidth.pad("", to: nameWidth)
+        for (k, start) in starts.enumerated() {
+            // Room up to the next month's first day; the last month's label may run on.
+            let room = k + 1 < starts.count ? (starts[k + 1] - start) * cell - 1 : Int.max
+            let date = dates[start]
+            let label = [Self.monthLabel(date), String(LocalDate.monthNames[date.month - 1].prefix(3)), String(format: "%02d", date.month)]
+                .first { $0.count <= room } ?? ""
+            months = TextWidth.pad(months, to: nameWidth + start * cell) + label
+        }
+        return months.trimmingTrailingSpaces() + "\n" + weekdays.trimmingTrailingSpaces() + "\n"
+            + (TextWidth.pad("", to: nameWidth) + numbers).trimmingTrailingSpaces() + "\n"
     }
+
+    /// `2026-03`.
+    static func monthLabel(_ date: LocalDate) -> String { String(date.description.prefix(7)) }
 
     private func nameWidth(_ roster: RosterOutput) -> Int {
         min(max(roster.rows.map { TextWidth.of($0.person) }.max() ?? 0, 8), 18) + 1

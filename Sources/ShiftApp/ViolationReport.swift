@@ -14,27 +14,34 @@ public struct ViolationOutput: Encodable, Sendable {
     public let shiftID: String?
     public let relatedShiftIDs: [String]
     public let penalty: Double?
-    /// `file:line` of the rule that reported it.
+    /// `file:line` of the `report` call that made it (the file relative to the working folder
+    /// when it is inside it).
     public let source: String?
 
     enum CodingKeys: String, CodingKey {
         case rule, severity, message, date, person, personID, type, shiftID, relatedShiftIDs, penalty, source
     }
 
-    /// - Parameter pending: shifts of a rejected change, which the schedule does not hold yet.
-    init(_ violation: Violation, schedule: Schedule?, pending: [ScheduledShift] = []) {
+    /// - Parameters:
+    ///   - pending: shifts of a rejected change as it would have made them, which the schedule
+    ///     does not hold yet (or holds as they were before).
+    ///   - directory: the working folder, which `source` is relative to when the file is inside it.
+    init(_ violation: Violation, schedule: Schedule?, pending: [ScheduledShift] = [], directory: String? = nil) {
         rule = violation.ruleID
         severity = violation.severity.rawValue
         message = violation.message
         personID = violation.personID?.description
         person = violation.personID.flatMap { schedule?.person($0)?.displayName }
         shiftID = violation.shiftID?.description
-        let shift = violation.shiftID.flatMap { id in pending.first { $0.id == id } ?? schedule?.shift(id) }
-        type = shift.flatMap { schedule?.shiftType($0.shiftTypeID)?.symbol }
+        let shift = violation.shiftID.flatMap { id in pending.last { $0.id == id } ?? schedule?.shift(id) }
+        type = (violation.shiftTypeID ?? shift?.shiftTypeID).flatMap { schedule?.shiftType($0)?.symbol }
         date = (violation.date ?? shift?.date)?.description
         relatedShiftIDs = violation.relatedShiftIDs.map(\.description)
         penalty = violation.penalty
-        source = violation.source
+        source = violation.source.map { file in
+            let relative = directory.map { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : file } ?? file
+            return relative + (violation.line > 0 ? ":\(violation.line)" : "")
+        }
     }
 }
 
@@ -42,7 +49,10 @@ public struct ViolationOutput: Encodable, Sendable {
 public struct RejectedChange: Error, Sendable {
     public let violations: [Violation]
     public let schedule: Schedule
+    /// The shifts of the change as it would have written them.
     public let pending: [ScheduledShift]
+    /// The working folder, which the findings' rule files are named relative to.
+    public var directory: String?
 }
 
 /// Rule scores for `validate --score`.
@@ -50,8 +60,20 @@ public struct ScoreOutput: Encodable, Sendable {
     public struct Rule: Encodable, Sendable {
         public let count: Int
         public let penalty: Double
+        /// The highest severity among its findings.
         public let severity: String
-        enum CodingKeys: String, CodingKey { case count, penalty, severity }
+        /// Its findings of each severity (a rule may report below its own severity).
+        public let errors: Int
+        public let warnings: Int
+        public let penalties: Int
+        enum CodingKeys: String, CodingKey { case count, penalty, severity, errors, warnings, penalties }
+
+        /// `3 × error`; per severity when it reported several: `66 × warning + 186 × penalty`.
+        var counts: String {
+            let each = [(errors, "error"), (warnings, "warning"), (penalties, "penalty")].filter { $0.0 > 0 }
+            guard each.count > 1 else { return "\(count) × \(severity)" }
+            return each.map { "\($0.0) × \($0.1)" }.joined(separator: " + ")
+        }
     }
 
     public let hardViolations: Int
@@ -67,7 +89,10 @@ public struct ScoreOutput: Encodable, Sendable {
         hardPenalty = summary.hardPenalty
         warnings = summary.warnings
         softPenalty = summary.softPenalty
-        byRule = summary.byRule.mapValues { Rule(count: $0.count, penalty: $0.penalty, severity: $0.severity.rawValue) }
+        byRule = summary.byRule.mapValues {
+            Rule(count: $0.count, penalty: $0.penalty, severity: $0.severity.rawValue, errors: $0.errors, warnings: $0.warnings,
+                 penalties: $0.penalties)
+        }
     }
 }
 
@@ -85,16 +110,23 @@ public struct ViolationReport: Encodable, Sendable {
     /// `validate --stats`.
     public var stats: ValidateStats?
 
+    /// The first day of the week, for grouping findings in text.
+    var weekStart = Weekday.monday
+
     enum CodingKeys: String, CodingKey { case ok, rejected, errors, warnings, penalties, violations, omitted, score, stats }
 
-    /// - Parameter limit: list at most this many violations (the first in report order).
-    init(violations: [Violation], schedule: Schedule?, pending: [ScheduledShift] = [], score: ScoreSummary?, rejected: Bool, limit: Int? = nil) {
+    /// - Parameters:
+    ///   - limit: list at most this many violations (the first in report order).
+    ///   - directory: the working folder, which each finding's `source` is relative to.
+    init(violations: [Violation], schedule: Schedule?, pending: [ScheduledShift] = [], score: ScoreSummary?, rejected: Bool,
+         limit: Int? = nil, directory: String? = nil) {
         var sorted = violations.sorted { a, b in
             (a.date ?? .minimum, b.severity, a.ruleID, a.message) < (b.date ?? .minimum, a.severity, b.ruleID, b.message)
         }
         omitted = limit.map { max(0, sorted.count - $0) } ?? 0
         if let limit, sorted.count > limit { sorted.removeLast(sorted.count - limit) }
-        self.violations = sorted.map { ViolationOutput($0, schedule: schedule, pending: pending) }
+        self.violations = sorted.map { ViolationOutput($0, schedule: schedule, pending: pending, directory: directory) }
+        weekStart = schedule?.settings.weekStart ?? .monday
         errors = violations.filter { $0.severity == .error }.count
         warnings = violations.filter { $0.severity == .warning }.count
         penalties = violations.filter { $0.severity == .penalty }.count
@@ -103,16 +135,12 @@ public struct ViolationReport: Encodable, Sendable {
         self.score = score.map(ScoreOutput.init)
     }
 
-    /// A table: date, person, type, severity, rule, message; then a summary line.
+    /// A table: date, person, type, severity, rule, message; then a summary line. Repeated
+    /// findings (`FindingGrouping`) are one row: the span of their dates, the first message and
+    /// how many there are (`(×7)`).
     public func text(okLine: String? = nil) -> String {
         var out = ""
-        if !violations.isEmpty {
-            var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
-            for v in violations {
-                table.add(v.date ?? "-", v.person ?? "-", v.type ?? "-", v.severity, v.rule, v.message)
-            }
-            out += table.rendered
-        }
+        out += Self.table(violations, weekStart: weekStart)
         if omitted > 0 {
             out += violations.isEmpty ? "\(omitted) violation\(omitted == 1 ? "" : "s") found, none listed (--limit)\n" : "… and \(omitted) more (--limit)\n"
         }
@@ -121,10 +149,44 @@ public struct ViolationReport: Encodable, Sendable {
             out += "score: \(score.hardViolations) hard (penalty \(Self.number(score.hardPenalty))), \(score.warnings) warnings, soft penalty \(Self.number(score.softPenalty))\n"
             for rule in score.byRule.keys.sorted() {
                 let entry = score.byRule[rule]!
-                out += "  \(rule): \(entry.count) × \(entry.severity), penalty \(Self.number(entry.penalty))\n"
+                out += "  \(rule): \(entry.counts), penalty \(Self.number(entry.penalty))\n"
             }
         }
         return out
+    }
+
+    /// The table of findings for people (empty for none): date, person, type, severity, rule,
+    /// message. Repeated findings (`FindingGrouping`) are one row: the span of their dates, their
+    /// types, the first message and how many there are (`(×7)`); a line then says so.
+    static func table(_ violations: [ViolationOutput], weekStart: Weekday) -> String {
+        guard !violations.isEmpty else { return "" }
+        let groups = grouped(violations, weekStart: weekStart)
+        var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
+        for group in groups {
+            let first = group.items[0]
+            let types = group.items.compactMap(\.type).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            table.add(span(group.first, group.last) ?? "-", first.person ?? "-", types.isEmpty ? "-" : types.joined(separator: ","),
+                      first.severity, first.rule, first.message + (group.count > 1 ? " (×\(group.count))" : ""))
+        }
+        var out = table.rendered
+        if groups.count < violations.count {
+            out += "(\(violations.count) findings in \(groups.count) rows: a rule's repeated findings about one person in a week or a run of days share a row; --format json lists each)\n"
+        }
+        return out
+    }
+
+    /// Repeated findings together (`FindingGrouping`).
+    static func grouped(_ violations: [ViolationOutput], weekStart: Weekday) -> [FindingGroup<ViolationOutput>] {
+        FindingGrouping.group(violations, weekStart: weekStart, key: {
+            FindingGrouping.Key(rule: $0.rule, severity: Violation.Severity(rawValue: $0.severity) ?? .error, person: $0.personID, type: $0.type)
+        }, date: { $0.date.flatMap { LocalDate($0) } }, message: \.message)
+    }
+
+    /// `2026-03-02`, or a span: `2026-03-02..03-08` (`2026-12-28..2027-01-03` across a year).
+    static func span(_ first: LocalDate?, _ last: LocalDate?) -> String? {
+        guard let first else { return nil }
+        guard let last, last != first else { return first.description }
+        return "\(first).." + (last.year == first.year ? String(last.description.dropFirst(5)) : last.description)
     }
 
     var summaryLine: String {

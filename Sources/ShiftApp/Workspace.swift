@@ -134,7 +134,9 @@ public struct Workspace: Sendable {
             let result = try await store.apply(mutation, reason: reason, confirmation: confirmation)
             return (result, await store.schedule)
         } catch let ScheduleError.rejected(violations) {
-            throw RejectedChange(violations: violations, schedule: await store.schedule, pending: mutation.shifts)
+            let schedule = await store.schedule
+            throw RejectedChange(violations: violations, schedule: schedule, pending: mutation.shifts(in: schedule),
+                                 directory: environment.currentDirectory)
         }
     }
 
@@ -280,6 +282,28 @@ extension Mutation {
         case let .scheduleShift(shift), let .updateShift(shift, _): [shift]
         case let .batch(items): items.flatMap(\.shifts)
         default: []
+        }
+    }
+
+    /// The shifts a mutation writes as it would write them over `schedule`: a switched shift
+    /// with its new type, a reassigned one with its new person (a rejection report names what
+    /// the change tried, not what the store still holds).
+    func shifts(in schedule: Schedule) -> [ScheduledShift] {
+        switch self {
+        case let .switchShift(id, type, _):
+            schedule.shift(id).map { shift in
+                var switched = shift
+                switched.shiftTypeID = type
+                return [switched]
+            } ?? []
+        case let .reassignShift(id, person, _):
+            schedule.shift(id).map { shift in
+                var reassigned = shift
+                reassigned.personID = person
+                return [reassigned]
+            } ?? []
+        case let .batch(items): items.flatMap { $0.shifts(in: schedule) }
+        default: shifts
         }
     }
 }

@@ -29,19 +29,6 @@ final class LuaScheduleAPI {
         case location(LocationID, Side)
     }
 
-    /// A `report{…}` call as the engine receives it.
-    struct Report {
-        var message: String
-        var severity: Violation.Severity?
-        var penalty: Double?
-        var shiftID: ShiftID?
-        var personID: PersonID?
-        var date: LocalDate?
-        var related: [ShiftID]
-        /// The message is known to be one printable line (`EngineState.isOneLine`).
-        var isOneLine = false
-    }
-
     let runtime: LuaRuntime
     private let clock: @Sendable () -> Date
     /// Replaces the clock for one evaluation (rule examples set `today`).
@@ -113,6 +100,9 @@ final class LuaScheduleAPI {
 
     /// Receives `report{…}`; nil outside a rule's check (reporting then is an error).
     @exclusivity(unchecked) var reportSink: ((Report) throws -> Void)?
+    /// The chunk the last `report` was called from, and its name as a string: a rule's findings
+    /// come from one file, so each cites it without making the string again.
+    @exclusivity(unchecked) var reportChunk: (bytes: [UInt8], name: String) = ([], "")
 
     init(runtime: LuaRuntime, now: @escaping @Sendable () -> Date) throws {
         self.runtime = runtime
@@ -623,84 +613,6 @@ final class LuaScheduleAPI {
         case let .bool(flag): .boolean(flag)
         case let .list(items): .table(LuaTable(array: items.map(luaValue)))
         }
-    }
-
-    // MARK: Report
-
-    /// The fields `report{…}` reads, in the order `report` takes them.
-    private static let reportFields = LuaFieldNames(["message", "severity", "penalty", "shift", "person", "date", "related"])
-
-    /// `report`: a record function (`LuaRuntime.makeRecordFunction`), so that `report{…}` with a
-    /// plain table, the one call a whole-schedule check makes per finding, has its fields read in
-    /// C and handed over without a host call's arguments; a message alone, or a table with a
-    /// metatable, comes through `report(_:)`.
-    func makeReportFunction() throws -> LuaValue {
-        .function(try runtime.makeRecordFunction(name: "report", fields: Self.reportFields, record: { [unowned self] fields in
-            try report(fields)
-        }, otherwise: { [unowned self] args in
-            try report(args)
-            return []
-        }))
-    }
-
-    private func report(_ args: LuaArguments) throws {
-        guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
-        guard args.isTable(0) else {
-            guard case let .string(message) = try args.value(0) else {
-                throw LuaScriptError("report expects a table: report{ message = \"…\", shift = s }")
-            }
-            try sink(Report(message: message, related: []))
-            return
-        }
-        try args.withFields(0, Self.reportFields) { try report($0) }
-    }
-
-    /// `report{…}`'s fields (other keys are ignored).
-    private func report(_ table: LuaFields) throws {
-        guard let sink = reportSink else { throw LuaScriptError("report can only be called while a rule runs") }
-        // The usual message, one line of ASCII, is checked once here and made a string as it is.
-        var isOneLine = false
-        var message = table.withBytes(0) { bytes in
-            isOneLine = EngineState.isOneLine(bytes)
-            return isOneLine ? String(decoding: bytes, as: UTF8.self) : nil
-        } ?? nil
-        if message == nil { message = try table.value(0).stringValue }
-        guard let message else { throw LuaScriptError("report: 'message' is required (a string)") }
-        var result = Report(message: message, related: [], isOneLine: isOneLine)
-        if !table.isNil(1) {
-            guard case let .string(text) = try table.value(1) else { throw LuaScriptError("report: severity must be a string") }
-            guard let level = Violation.Severity(rawValue: text) else {
-                throw LuaScriptError("report: severity must be \"error\", \"warning\" or \"penalty\", not \"\(text)\"")
-            }
-            result.severity = level
-        }
-        if !table.isNil(2) {
-            guard let amount = table.number(2), amount.isFinite else { throw LuaScriptError("report: penalty must be a number") }
-            result.penalty = amount
-        }
-        if let object = table.object(3), let shift = try shiftSummary(of: object) {
-            result.shiftID = shift.id
-            result.personID = shift.person
-            result.date = shift.date
-        } else if !table.isNil(3) {
-            throw LuaScriptError("report: 'shift' must be a shift view")
-        }
-        if !table.isNil(4) { result.personID = try personID(try table.value(4), "report: person") }
-        if !table.isNil(5) { result.date = try date(try table.value(5), "report: date") }
-        if let object = table.object(6) {
-            if let shift = try shiftSummary(of: object) { result.related = [shift.id] }
-        } else if !table.isNil(6) {
-            guard case let .table(list) = try table.value(6) else {
-                throw LuaScriptError("report: 'related' must be a shift view or a list of them")
-            }
-            for item in list.array {
-                guard case let .object(object) = item, let shift = try shiftSummary(of: object) else {
-                    throw LuaScriptError("report: 'related' must be a shift view or a list of them")
-                }
-                result.related.append(shift.id)
-            }
-        }
-        try sink(result)
     }
 
     // MARK: Argument helpers

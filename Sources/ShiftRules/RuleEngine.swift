@@ -342,7 +342,7 @@ final class EngineState {
         collected.append(Violation(
             ruleID: rule.id, severity: report.severity ?? rule.severity, message: report.isOneLine ? report.message : Self.oneLine(report.message),
             penalty: report.penalty, shiftID: report.shiftID, personID: report.personID, date: report.date,
-            relatedShiftIDs: report.related, source: rule.file))
+            relatedShiftIDs: report.related, source: report.file ?? rule.file, line: report.line, shiftTypeID: report.shiftTypeID))
     }
     /// What has been reported in this evaluation, and whether a rule went over the limits.
     @exclusivity(unchecked) private var reportedBytes = 0

@@ -44,7 +44,19 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
     public struct RuleScore: Codable, Hashable, Sendable {
         public var count: Int
         public var penalty: Double
+        /// The highest severity among its findings (the rule's own when it found nothing).
         public var severity: Violation.Severity
+        /// Its findings of each severity: a rule may report some below its own severity (a
+        /// demand below its minimum is a warning, below its optimum a penalty).
+        public var errors = 0
+        public var warnings = 0
+        public var penalties = 0
+
+        public init(count: Int, penalty: Double, severity: Violation.Severity) {
+            self.count = count
+            self.penalty = penalty
+            self.severity = severity
+        }
     }
 
     public let hardViolations: Int
@@ -79,6 +91,11 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
             var score = byRule[violation.ruleID] ?? RuleScore(count: 0, penalty: 0, severity: violation.severity)
             score.severity = score.count == 0 ? violation.severity : max(score.severity, violation.severity)
             score.count += 1
+            switch violation.severity {
+            case .error: score.errors += 1
+            case .warning: score.warnings += 1
+            case .penalty: score.penalties += 1
+            }
             score.penalty += violation.penalty ?? (violation.severity == .penalty ? 1 : 0)
             byRule[violation.ruleID] = score
         }

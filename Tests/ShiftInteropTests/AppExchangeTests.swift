@@ -115,7 +115,7 @@ import Testing
         #expect(!html.contains("<script") && !html.contains("<link") && !html.contains("src="), "self-contained")
         #expect(html.contains("print-color-adjust: exact"))
         #expect(html.contains("size: A4 landscape"))
-        #expect(html.contains("<h2>March 2026</h2>") && html.contains("<h2>April 2026</h2>"))
+        #expect(html.contains(">March 2026</th>") && html.contains(">April 2026</th>"), "one grid, the months over its days")
         #expect(html.contains("Zoë &quot;Zo&quot; Müller, Jr.; ß"))
         #expect(html.contains("<td class=\"weekend violation error\" title=\"error: "), "Bob's two D on Sunday the 29th")
         #expect(html.contains("no_double_booking"))

@@ -131,6 +131,10 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Stated so that `Strideable`'s generic `==` (by distance) is not the one used.
     public static func == (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber == rhs.dayNumber }
 
+    /// English month names, January first (`monthNames[date.month - 1]`).
+    public static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                                    "October", "November", "December"]
+
     public static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

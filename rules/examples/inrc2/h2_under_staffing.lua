@@ -17,7 +17,7 @@ return rule {
     for missing = 1, entry.minimum - staffed do
       report{ message = ("%s: %d assigned, minimum %d (missing nurse %d of %d)")
                 :format(inrc2.slot(entry), staffed, entry.minimum, missing, entry.minimum - staffed),
-              date = entry.date }
+              date = entry.date, type = entry.type }
     end
   end,
 

@@ -20,7 +20,7 @@ return rule {
         and ("%s: %d assigned, optimal %d (below the minimum %d, which H2 counts)")
               :format(inrc2.slot(entry), staffed, entry.optimal, entry.minimum)
         or ("%s: %d assigned, optimal %d"):format(inrc2.slot(entry), staffed, entry.optimal)
-      report{ message = message, date = entry.date, penalty = (entry.optimal - counted) * params.weight }
+      report{ message = message, date = entry.date, type = entry.type, penalty = (entry.optimal - counted) * params.weight }
     end
   end,
 
