@@ -5,6 +5,14 @@
 #include "luahost_shim.h"
 #include <lauxlib.h>
 
+/* The shim uses Lua 5.4's C API only (user values, lua_resetthread, the generational collector,
+ * lua_sethook from a signal handler), never Lua's internals: any 5.4.x builds. */
+#if LUA_VERSION_NUM != 504
+#error "CLuaShim needs Lua 5.4 (LUA_VERSION_NUM 504): install liblua5.4-dev"
+#endif
+/* The runtime is found through the state's extra space (LH_RT). */
+_Static_assert(LUA_EXTRASPACE >= sizeof(void *), "CLuaShim needs LUA_EXTRASPACE to hold a pointer");
+
 #if !defined(l_unlikely)
 #define l_unlikely(x) (__builtin_expect(((x) != 0), 0))
 #endif
@@ -85,6 +93,8 @@ struct lh_runtime {
     struct lh_words_entry *words; size_t words_cap, words_count; uint64_t words_tag;
     /* dates made for LH_WORD_DATE fields (registry table: day -> string), and how many */
     int dates_ref; int dates_count;
+    /* the longest strings Lua interns, measured at setup (measure_short_strings) */
+    size_t short_string;
     /* last error */
     int top0;
     int tb_valid;
@@ -119,12 +129,13 @@ void lh_interrupt(lh_runtime *rt);
 /* Charges `units` against the evaluation budget; raises when it runs out. */
 void lh_charge(lua_State *L, int64_t units);
 
-/* Guarded pattern functions (lh_strlib.c). */
+/* The stock pattern functions behind a bound on their work (lh_pattern.c); each has the stock
+ * function as upvalue 1. */
 int lh_str_find(lua_State *L);
 int lh_str_match(lua_State *L);
 int lh_str_gmatch(lua_State *L);
 int lh_str_gsub(lua_State *L);
-/* string.format with a fast path (stock behaviour otherwise). */
+/* string.format with a fast path, the stock function (upvalue 1) otherwise (lh_format.c). */
 int lh_str_format(lua_State *L);
 
 #endif

@@ -44,8 +44,6 @@ static void take_words(lh_runtime *rt, lh_object *o);
 static const struct lh_word_fields *word_fields_of(const lh_runtime *rt, int32_t cls);
 
 static char nil_mark; /* light userdata key: a cached nil field */
-/* The longest string Lua interns (LUAI_MAXSHORTLEN in Lua 5.4's llimits.h). */
-#define LH_SHORT_STRING 40
 
 static char tb_key; /* registry key (light userdata) of the last traceback */
 
@@ -1811,7 +1809,7 @@ static int new_class_entry(lua_State *L) {
         for (int k = 0; k < p->nfields; k++) {
             const char *name = lua_pushlstring(L, p->fields[k], p->lens[k]);
             /* a short string is interned: the same name read in a script is this string */
-            names[k] = p->lens[k] <= LH_SHORT_STRING ? name : NULL;
+            names[k] = p->lens[k] <= rt->short_string ? name : NULL;
             lua_pushinteger(L, k + 1);
             lua_rawset(L, -3);
         }
@@ -2062,6 +2060,13 @@ static void set_fn(lua_State *L, int t, const char *name, lua_CFunction f) {
     lua_setfield(L, t, name);
 }
 
+/* t[name] = f, with the function t[name] was (the stock one) as f's upvalue. */
+static void wrap_stock(lua_State *L, int t, const char *name, lua_CFunction f) {
+    lua_getfield(L, t, name);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, t, name);
+}
+
 static void wrap_charged(lua_State *L, int t, const char *name, int kind) {
     lua_getfield(L, t, name);
     lua_pushinteger(L, kind);
@@ -2069,9 +2074,30 @@ static void wrap_charged(lua_State *L, int t, const char *name, int kind) {
     lua_setfield(L, t, name);
 }
 
+/* The longest strings Lua interns (two equal ones are one object), found by making two equal
+ * strings of each length up to 255 until they are two objects. Declared fields' names are found
+ * by pointer up to this length (new_class_entry); a wrong answer would only make them slower to
+ * find, never wrong, as the table of names is read when no pointer matches. */
+static size_t measure_short_strings(lua_State *L) {
+    char a[256], b[256];
+    memset(a, 'x', sizeof a);
+    memset(b, 'x', sizeof b);
+    size_t longest = 0;
+    for (size_t len = 1; len < sizeof a; len++) {
+        const char *p = lua_pushlstring(L, a, len);
+        const char *q = lua_pushlstring(L, b, len);
+        int same = p == q;
+        lua_pop(L, 2);
+        if (!same) break;
+        longest = len;
+    }
+    return longest;
+}
+
 static int setup_entry(lua_State *L) {
     lh_runtime *rt = (lh_runtime *)lua_touserdata(L, 1);
     lua_settop(L, 0);
+    rt->short_string = measure_short_strings(L);
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
     luaL_requiref(L, LUA_COLIBNAME, luaopen_coroutine, 1);
     luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
@@ -2119,11 +2145,11 @@ static int setup_entry(lua_State *L) {
     /* string */
     lua_getglobal(L, "string");
     int S = lua_gettop(L);
-    set_fn(L, S, "find", lh_str_find);
-    set_fn(L, S, "match", lh_str_match);
-    set_fn(L, S, "gmatch", lh_str_gmatch);
-    set_fn(L, S, "gsub", lh_str_gsub);
-    set_fn(L, S, "format", lh_str_format);
+    wrap_stock(L, S, "find", lh_str_find);
+    wrap_stock(L, S, "match", lh_str_match);
+    wrap_stock(L, S, "gmatch", lh_str_gmatch);
+    wrap_stock(L, S, "gsub", lh_str_gsub);
+    wrap_stock(L, S, "format", lh_str_format);
     lua_pushnil(L); lua_setfield(L, S, "dump");
     /* table */
     lua_getglobal(L, "table");

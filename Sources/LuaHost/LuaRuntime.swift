@@ -38,8 +38,9 @@ public final class LuaRuntime {
         public var instructionBudget: Int = 10_000_000
         /// Wall-clock limit per evaluation; `nil` for none. Default 2 s.
         public var timeLimit: Duration? = .seconds(2)
-        /// Matcher steps allowed for one string.find/match/gsub call (one
-        /// gmatch iteration) before "pattern too complex". Default 5 million.
+        /// Matcher steps one string.find/match/gsub call (one gmatch loop) may take, by a
+        /// bound worked out before it runs (CLuaShim/lh_pattern.c): past it the call is
+        /// refused with "pattern too complex" and costs this many budget units. Default 5 million.
         public var patternStepLimit: Int = 5_000_000
         /// Maximum nesting of tables converted between Lua and Swift. Default 32.
         public var maxTableDepth: Int = 32
