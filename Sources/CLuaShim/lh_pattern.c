@@ -231,7 +231,7 @@ static double bound_positions(bound *b, int anchored) {
 }
 
 static void bound_init(bound *b, lua_State *L, const char *s, size_t ls, size_t from) {
-    int64_t limit = LH_RT(L)->pattern_limit;
+    int64_t limit = LH_RT(L)->budget.pattern_limit;
     b->s = s; b->ls = ls; b->from = from;
     b->limit = limit > 0 ? (double)limit : HUGE_VAL;
     b->work = 0;
