@@ -38,8 +38,9 @@ public final class LuaRuntime {
         public var instructionBudget: Int = 10_000_000
         /// Wall-clock limit per evaluation; `nil` for none. Default 2 s.
         public var timeLimit: Duration? = .seconds(2)
-        /// Matcher steps allowed for one string.find/match/gsub call (one
-        /// gmatch iteration) before "pattern too complex". Default 5 million.
+        /// Matcher steps one string.find/match/gsub call (one gmatch loop) may take, by a
+        /// bound worked out before it runs (CLuaShim/lh_pattern.c): past it the call is
+        /// refused with "pattern too complex" and costs this many budget units. Default 5 million.
         public var patternStepLimit: Int = 5_000_000
         /// Maximum nesting of tables converted between Lua and Swift. Default 32.
         public var maxTableDepth: Int = 32
@@ -53,6 +54,9 @@ public final class LuaRuntime {
         /// Whether ``LuaRuntime/call(_:_:rewind:)`` may run a call as a trial first (without
         /// counting instructions, see there). Off, every call is counted. Default on.
         public var trials: Bool = true
+        /// Speed-only mechanisms to switch off, each for the plain path it stands in for: for the
+        /// tests that compare the two (docs/architecture.md lists them). Default: none.
+        public var plainPaths: PlainPaths = []
 
         public init(
             memoryLimit: Int = 64 << 20,
@@ -69,6 +73,21 @@ public final class LuaRuntime {
             self.requireRoots = requireRoots
             self.print = print
         }
+    }
+
+    /// Fast paths of the runtime that ``Configuration/plainPaths`` switches off.
+    public struct PlainPaths: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        /// Small blocks from the runtime's slabs; off, every block comes from malloc.
+        public static let blockPool = PlainPaths(rawValue: LH_PLAIN_POOL)
+        /// Declared fields served from objects' words (``setWordFields(_:_:)``); off, the
+        /// class's index function serves them.
+        public static let wordFields = PlainPaths(rawValue: LH_PLAIN_WORDS)
+        /// Record functions reading a table's fields in C (``makeRecordFunction(name:fields:record:otherwise:)``);
+        /// off, every call goes to `otherwise`.
+        public static let recordFunctions = PlainPaths(rawValue: LH_PLAIN_RECORDS)
+        public static let all: PlainPaths = [.blockPool, .wordFields, .recordFunctions]
     }
 
     public let configuration: Configuration
@@ -123,6 +142,7 @@ public final class LuaRuntime {
             cfg.require_roots = UnsafePointer(rootBuf.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) })
             cfg.nroots = Int32(rootBuf.count)
             cfg.trials = configuration.trials ? 1 : 0
+            cfg.plain = configuration.plainPaths.rawValue
             cfg.ctx = Unmanaged.passUnretained(self).toOpaque()
             cfg.host_cb = { ctx, L, fnid, args, nargs, out in
                 let me = Unmanaged<LuaRuntime>.fromOpaque(ctx!).takeUnretainedValue()

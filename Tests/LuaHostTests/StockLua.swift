@@ -1,7 +1,7 @@
 import CLua
 
 /// Runs code in an ordinary, unsandboxed Lua 5.4 state (the system liblua),
-/// to compare the sandbox's vendored pattern functions with stock ones.
+/// to compare the sandbox's string functions with stock ones.
 enum StockLua {
     struct Failure: Error { let message: String }
 

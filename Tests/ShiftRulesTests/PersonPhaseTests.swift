@@ -266,7 +266,7 @@ import ShiftCore
 
     /// People with and without a `min_rest_hours` attribute; day, night, early, late, short and
     /// all-day types; up to three shifts a day; a time zone with a DST change in the period.
-    private func randomSchedule(seed: UInt64) throws -> Schedule {
+    static func randomSchedule(seed: UInt64) throws -> Schedule {
         var state = seed
         func next(_ bound: Int) -> Int {
             state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -309,7 +309,7 @@ import ShiftCore
     }
 
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64]) func samePairsAndMessagesAsTheChecks(seed: UInt64) throws {
-        let schedule = try randomSchedule(seed: seed)
+        let schedule = try Self.randomSchedule(seed: seed)
         func report(_ violations: [Violation]) -> [String] {
             violations.filter { Self.rules.contains($0.ruleID) }
                 .map { "\($0.ruleID) \($0.severity) \($0.shiftID?.description ?? "-") \($0.relatedShiftIDs.map(\.description)) \($0.message)" }
@@ -332,7 +332,7 @@ extension StockPersonPhaseEquivalenceTests {
     /// third new one breaking several, four months more of random shifts for P0 and P2 (whose
     /// old shifts already break rules), and a shift or two for the others (too few to be checked
     /// person by person).
-    private func randomBatch(on schedule: Schedule, seed: UInt64) throws -> Proposal {
+    func randomBatch(on schedule: Schedule, seed: UInt64) throws -> Proposal {
         var state = seed &+ 99
         func next(_ bound: Int) -> Int {
             state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -378,7 +378,7 @@ extension StockPersonPhaseEquivalenceTests {
     }
 
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64]) func aBatchReportsWhatItsChecksReport(seed: UInt64) throws {
-        let proposal = try randomBatch(on: try randomSchedule(seed: seed), seed: seed)
+        let proposal = try randomBatch(on: try Self.randomSchedule(seed: seed), seed: seed)
         let slow = lines(try engine(personPhase: false).evaluate(proposal))
         let fastEngine = try engine(personPhase: true)
         let fast = lines(try fastEngine.evaluate(proposal))
@@ -396,7 +396,7 @@ extension StockPersonPhaseEquivalenceTests {
     }
 
     @Test func aBigBatchOnSeveralStatesReportsTheSame() throws {
-        let proposal = try randomBatch(on: try randomSchedule(seed: 7), seed: 7)
+        let proposal = try randomBatch(on: try Self.randomSchedule(seed: 7), seed: 7)
         #expect(proposal.changes.count >= RuleEngine.parallelThreshold)
         let slow = lines(try engine(personPhase: false, workers: 2).evaluate(proposal))
         let fast = lines(try engine(personPhase: true, workers: 2).evaluate(proposal))

@@ -109,7 +109,14 @@ typedef struct lh_config {
     lh_element_callback element_cb; /* for sequences (lh_new_sequence); may be NULL */
     lh_column_callback column_cb;   /* for sequences' integer columns; may be NULL */
     lh_record_callback record_cb;   /* for record functions (lh_new_record_function); may be NULL */
+    int32_t plain;                  /* LH_PLAIN_*: fast paths switched off, for the tests that
+                                       compare each with the plain path it stands in for */
 } lh_config;
+
+/* Speed-only mechanisms lh_config.plain switches off. Each gives what its plain path gives. */
+#define LH_PLAIN_POOL 1     /* every block from malloc, not the runtime's slabs */
+#define LH_PLAIN_WORDS 2    /* declared fields served by the host, never from words */
+#define LH_PLAIN_RECORDS 4  /* record functions are their fallback host function */
 
 /* ---- status codes -------------------------------------------------------- */
 #define LH_OK 0
@@ -153,7 +160,7 @@ int lh_load(lh_runtime *rt, const char *buf, size_t len, const char *chunkname, 
  *
  * With `trial` (and trials available, lh_config.trials), the call first runs as a
  * trial: without the count hook, under a watchdog that stops it once it has run longer
- * than the budget could last on any machine (lh_trial.c). A trial that ends in time
+ * than the budget could last on any machine (lh_budget.c). A trial that ends in time
  * gives what a metered call would. Otherwise lh_call returns LH_RETRY: undo what the
  * host functions did during the trial, lh_finish(), and call again with trial = 0. */
 int lh_call(lh_runtime *rt, int fnref, const lh_tape *args, int trial, int *nresults);

@@ -1,7 +1,14 @@
 /*
- * Trials: evaluations that run without Lua's count hook.
+ * The budget: what an evaluation may spend, and the trials that run it without counting.
  *
- * The instruction budget is counted by a count hook, and Lua 5.4 stops at every VM instruction
+ * An evaluation (lh_load, lh_call) has a budget of units: one per VM instruction, counted by a
+ * count hook (lh_hook) every `gran` instructions; one per 64 bytes allocated
+ * (lh_charge_allocation); and what C functions charge for their loops (lh_charge: patterns,
+ * table functions). Past the budget, or past the wall-clock deadline, the evaluation raises an
+ * error no pcall can swallow: the hook fires again on every instruction. A host driver's marker
+ * renews the budget for each check it runs (lh_new_marker).
+ *
+ * Trials. The instruction budget is counted by a count hook, and Lua 5.4 stops at every VM instruction
  * while any count hook is set, whatever its count: a sixth to a third of a rule's time. A trial
  * runs a call with no hook and a watchdog: if the call is still running after the time no
  * machine needs to execute the whole budget (budget / LH_TRIAL_RATE: 5 ms for 10 million
@@ -30,6 +37,201 @@
 
 #include "lh_internal.h"
 
+static void lh_hook(lua_State *L, lua_Debug *ar);
+/* The trials' watchdog (at the end of this file). */
+static void trial_begin(lh_watch *w, int64_t limit_ns);
+/* A host driver's mark: the time starts again for the next check. */
+static void trial_restart(lh_watch *w);
+/* Returns 1 when the trial was interrupted or ran longer than its limit. */
+static int trial_end(lh_watch *w);
+
+/* The time limit's clock. The coarse clock (a few milliseconds' resolution, against limits of
+ * seconds) is read without a timer query: every call into Lua reads it once. */
+static double lh_now(void) {
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+__attribute__((noreturn)) static void raise_exhausted(lua_State *L, lh_runtime *rt) {
+    lua_sethook(L, lh_hook, LUA_MASKCOUNT, 1);
+    /* In a trial the main thread runs without a hook: a coroutine that ran out stops it too. */
+    if (rt->trials.running && L != rt->L) lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, 1);
+    if (rt->budget.exhausted == LH_ERR_TIMEOUT)
+        luaL_error(L, "time limit exceeded");
+    if (rt->budget.exhausted == LH_TRIAL_INTERRUPTED)
+        luaL_error(L, "trial interrupted");
+    luaL_error(L, "instruction budget exceeded");
+    abort(); /* not reached */
+}
+
+/* The watchdog's signal handler, on the thread running the trial (below): the trial ends
+ * at the main thread's next instruction (a coroutine's own hook sees `exhausted` within its
+ * count), and every instruction after that raises again. Async-signal-safe: it writes plain
+ * fields, and lua_sethook is made to be called from a signal handler. */
+static void lh_interrupt(lh_runtime *rt) {
+    if (!rt->budget.exhausted) rt->budget.exhausted = LH_TRIAL_INTERRUPTED;
+    lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, 1);
+}
+
+/* The host's own Lua (lh_push_integers' table maker) is never where a script ran out. */
+static int is_host_chunk(const lua_Debug *ar) { return strcmp(ar->short_src, "(host)") == 0; }
+
+void lh_first_lua_frame(lua_State *L, int level, char *chunk, int *line);
+
+static void record_where(lua_State *L, lua_Debug *ar, char *chunk, int *line) {
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        if (is_host_chunk(ar)) {
+            lh_first_lua_frame(L, 1, chunk, line);
+            return;
+        }
+        memcpy(chunk, ar->short_src, LUA_IDSIZE);
+        chunk[LUA_IDSIZE - 1] = 0;
+        *line = ar->currentline;
+    }
+}
+
+/* First Lua frame at or above `level` (the host's own chunks skipped). */
+void lh_first_lua_frame(lua_State *L, int level, char *chunk, int *line) {
+    lua_Debug ar;
+    chunk[0] = 0; *line = 0;
+    for (; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && !is_host_chunk(&ar)) {
+            memcpy(chunk, ar.short_src, LUA_IDSIZE);
+            chunk[LUA_IDSIZE - 1] = 0;
+            *line = ar.currentline;
+            return;
+        }
+    }
+}
+
+static void exhaust(lua_State *L, lh_runtime *rt, int why) {
+    rt->budget.exhausted = why;
+    lh_first_lua_frame(L, 0, rt->budget.ex_chunk, &rt->budget.ex_line);
+    raise_exhausted(L, rt);
+}
+
+static void lh_hook(lua_State *L, lua_Debug *ar) {
+    lh_runtime *rt = LH_RT(L);
+    if (!rt->budget.active) return;
+    if (rt->budget.exhausted) {
+        if (rt->budget.ex_line == 0) record_where(L, ar, rt->budget.ex_chunk, &rt->budget.ex_line);
+        raise_exhausted(L, rt);
+    }
+    int count = lua_gethookcount(L);
+    if (count != rt->budget.gran) {
+        /* a coroutine left over from an exhausted evaluation */
+        lua_sethook(L, lh_hook, LUA_MASKCOUNT, rt->budget.gran);
+        return;
+    }
+    rt->budget.remaining -= count;
+    if (rt->budget.remaining <= 0) {
+        rt->budget.exhausted = LH_ERR_BUDGET;
+        record_where(L, ar, rt->budget.ex_chunk, &rt->budget.ex_line);
+        raise_exhausted(L, rt);
+    }
+    if (rt->budget.time_limit > 0 && lh_now() > rt->budget.deadline) {
+        rt->budget.exhausted = LH_ERR_TIMEOUT;
+        record_where(L, ar, rt->budget.ex_chunk, &rt->budget.ex_line);
+        raise_exhausted(L, rt);
+    }
+}
+
+void lh_allocation_checkpoint(lh_runtime *rt) {
+    struct lh_budget *b = &rt->budget;
+    int out = b->remaining <= 0 ? LH_ERR_BUDGET : 0;
+    if (!out && b->alloc_acc > (1u << 20)) {
+        b->alloc_acc = 0;
+        if (b->time_limit > 0 && lh_now() > b->deadline) out = LH_ERR_TIMEOUT;
+    }
+    if (out) {
+        b->exhausted = out;
+        /* the hook fires on the main thread's next instruction (lua_sethook is async-signal-safe
+         * by design) */
+        if (rt->L) lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, 1);
+    }
+}
+
+void lh_charge(lua_State *L, int64_t units) {
+    lh_runtime *rt = LH_RT(L);
+    if (!rt->budget.active) return;
+    if (rt->budget.exhausted) {
+        if (rt->budget.ex_line == 0) lh_first_lua_frame(L, 1, rt->budget.ex_chunk, &rt->budget.ex_line);
+        raise_exhausted(L, rt);
+    }
+    rt->budget.remaining -= units;
+    if (rt->budget.remaining <= 0) exhaust(L, rt, LH_ERR_BUDGET);
+    if (units >= 1024 && rt->budget.time_limit > 0 && lh_now() > rt->budget.deadline)
+        exhaust(L, rt, LH_ERR_TIMEOUT);
+}
+
+/* A new coroutine runs under the budget's hook (the sandbox's coroutine.create and wrap). */
+void lh_hook_thread(lh_runtime *rt, lua_State *co) {
+    lua_sethook(co, lh_hook, LUA_MASKCOUNT, rt->budget.exhausted ? 1 : rt->budget.gran);
+}
+
+/* A trial (below) when asked for and available: no hook on the main thread; else metered. */
+void lh_begin_eval(lh_runtime *rt, int trial) {
+    /* The run after a trial that failed keeps its deadline: the time limit is the call's. */
+    double deadline = rt->trials.rerun ? rt->budget.deadline : 0;
+    rt->trials.rerun = 0;
+    rt->budget.eval_id++;
+    rt->budget.remaining = rt->budget.units;
+    rt->budget.exhausted = 0;
+    rt->budget.ex_chunk[0] = 0; rt->budget.ex_line = 0;
+    rt->mem.refused = 0;
+    rt->outcome.tb_valid = 0;
+    rt->budget.alloc_acc = 0;
+    rt->budget.gran = rt->budget.units < 1000 ? (rt->budget.units < 1 ? 1 : (int)rt->budget.units) : 1000;
+    rt->budget.deadline = deadline > 0 ? deadline : rt->budget.time_limit > 0 ? lh_now() + rt->budget.time_limit : 0;
+    rt->budget.mark = 0;
+    rt->trials.running = trial && rt->trials.watch != NULL;
+    rt->trials.failed = 0;
+    if (rt->trials.running) {
+        lua_sethook(rt->L, NULL, 0, 0);
+        trial_begin(rt->trials.watch, rt->trials.limit_ns);
+    } else {
+        lua_sethook(rt->L, lh_hook, LUA_MASKCOUNT, rt->budget.gran);
+    }
+    rt->budget.active = 1;
+}
+
+void lh_end_eval(lh_runtime *rt) {
+    rt->budget.active = 0;
+    if (rt->trials.running) rt->trials.failed = trial_end(rt->trials.watch);
+    lua_sethook(rt->L, NULL, 0, 0);
+}
+
+/* A host driver's marker (see lh_new_marker): mark(n) records that check n runs now and gives
+ * it a whole budget and time limit of its own, as if it had been called alone; an exhausted
+ * evaluation stays exhausted. */
+static int marker(lua_State *L) {
+    lh_runtime *rt = LH_RT(L);
+    rt->budget.mark = (int)lua_tointegerx(L, 1, NULL);
+    if (!rt->budget.exhausted) {
+        rt->budget.remaining = rt->budget.units;
+        rt->budget.deadline = rt->budget.time_limit > 0 ? lh_now() + rt->budget.time_limit : 0;
+        if (rt->trials.running) trial_restart(rt->trials.watch);
+    }
+    return 0;
+}
+
+static int new_marker_entry(lua_State *L) {
+    int *ref = (int *)lua_touserdata(L, 1);
+    lua_pushcfunction(L, marker);
+    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+int lh_new_marker(lua_State *L, int *ref) { return lh_protected_ref(L, new_marker_entry, ref); }
+
+int lh_mark(lh_runtime *rt) { return rt->budget.mark; }
+
+/* ---- trials ---------------------------------------------------------------- */
 #if defined(__SANITIZE_THREAD__)
 #define LH_NO_TRIALS 1
 #elif defined(__has_feature)
@@ -46,9 +248,9 @@
 double lh_trial_rate(void) { return LH_TRIAL_RATE; }
 lh_watch *lh_watch_claim(lh_runtime *rt) { (void)rt; return NULL; }
 void lh_watch_release(lh_watch *w) { (void)w; }
-void lh_trial_begin(lh_watch *w, int64_t limit_ns) { (void)w; (void)limit_ns; }
-void lh_trial_restart(lh_watch *w) { (void)w; }
-int lh_trial_end(lh_watch *w) { (void)w; return 1; }
+static void trial_begin(lh_watch *w, int64_t limit_ns) { (void)w; (void)limit_ns; }
+static void trial_restart(lh_watch *w) { (void)w; }
+static int trial_end(lh_watch *w) { (void)w; return 1; }
 
 #else
 
@@ -140,7 +342,7 @@ static void *watchdog_main(void *arg) {
             continue;
         }
         if (now - last_busy < LH_WATCH_LINGER_NS) continue;
-        /* Nothing has run for a while: sleep until a trial starts (lh_trial_begin wakes us).
+        /* Nothing has run for a while: sleep until a trial starts (trial_begin wakes us).
          * Setting `asleep` before looking at `trials_running` (both sequentially consistent)
          * means a trial that starts meanwhile either is seen here or sees `asleep` and wakes
          * us; the timed wait bounds the damage of any wake-up lost all the same. */
@@ -224,7 +426,7 @@ void lh_watch_release(lh_watch *w) {
     atomic_store(&w->used, 0);
 }
 
-void lh_trial_begin(lh_watch *w, int64_t limit_ns) {
+static void trial_begin(lh_watch *w, int64_t limit_ns) {
     if (!signal_unblocked) {
         /* libdispatch's worker threads (Swift's concurrency pool among them) block every
          * signal they do not expect. */
@@ -247,11 +449,11 @@ void lh_trial_begin(lh_watch *w, int64_t limit_ns) {
     }
 }
 
-void lh_trial_restart(lh_watch *w) {
+static void trial_restart(lh_watch *w) {
     atomic_store(&w->started, now_ns());
 }
 
-int lh_trial_end(lh_watch *w) {
+static int trial_end(lh_watch *w) {
     unsigned s = atomic_load(&w->state);
     /* Wait out a signal being sent to this thread (a few microseconds, rarely). */
     while ((s & W_SENDING) || !atomic_compare_exchange_weak(&w->state, &s, s & ~(W_GEN - 1)))
