@@ -37,7 +37,7 @@ import Testing
 
     # A rotation with a reason (item 10), then the month's roster across its end (item 4).
     shiftctl rotate pitman --team A=Ann --team B=Ben --team C=Cleo --team D=Dev \
-        --from 2026-06-01 --to 2026-06-28 --reason "June pitman" > out.txt
+        --shift D=E --shift N=N --from 2026-06-01 --to 2026-06-28 --reason "June pitman" > out.txt
     shiftctl log --limit 1 > out.txt
     grep -q "June pitman" out.txt || fail "the rotation's reason is not in the log: $(cat out.txt)"
     shiftctl calendar roster --from 2026-06-20 --days 20 > out.txt
@@ -60,8 +60,12 @@ import Testing
     [ "$(wc -l < q3.csv)" = 505 ] || fail "the CSV has $(wc -l < q3.csv) lines"
     shiftctl --format json import q3.csv > out.txt
     python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(0 if d else 1)" || fail "import --format json is not JSON"
-    # Importing the same file again adds nothing (the rows are already there).
-    shiftctl import q3.csv > out.txt
+    # Importing it again by accident double-books everyone: refused, nothing written, and the
+    # findings grouped so the report stays readable (item 7).
+    expect_exit 1 shiftctl import q3.csv
+    # 1,008 findings (two rules × 504 rows), grouped by person and week.
+    [ "$(wc -l < out.txt)" -lt 504 ] || fail "the refused re-import printed $(wc -l < out.txt) lines"
+    grep -q "×" out.txt || fail "the refused re-import's findings are not grouped: $(head -5 out.txt)"
 
     # A custom rule with examples, tested on its own (item 9), then in force.
     cat > rules/no_head_nights.lua <<'EOF'
@@ -83,10 +87,10 @@ import Testing
       examples = {
         { name = "a nurse may work a night",
           given = { types = { N = "22:00-06:00" }, people = { "Bob" } },
-          change = { add = { "N", "2026-03-02", "Bob" } }, expect = "pass" },
+          add = { "N", "2026-03-02", "Bob" }, expect = "pass" },
         { name = "a head nurse may not",
           given = { types = { N = "22:00-06:00" }, people = { { name = "Hal", attributes = { skills = { "head" } } } } },
-          change = { add = { "N", "2026-03-02", "Hal" } }, expect = "error" },
+          add = { "N", "2026-03-02", "Hal" }, expect = "error" },
       },
     }
     EOF
@@ -122,10 +126,7 @@ import Testing
         let quickStart = try #require(ReadmeTests.shellBlocks(in: "Quick start").first)
         let setup = quickStart.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("swift build") && !$0.hasPrefix("export PATH") }.joined(separator: "\n")
-        let dedented = Self.ward.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.hasPrefix("    ") ? String(line.dropFirst(4)) : String(line)
-        }.joined(separator: "\n")
-        let script = "set -e\n(\n" + setup + "\n) > quickstart.txt\ncd \"$HOME\"\n" + dedented
+        let script = "set -e\n(\n" + setup + "\n) > quickstart.txt\ncd \"$HOME\"\n" + Self.ward
         let folder = CLI.executable.deletingLastPathComponent().path
         let result = try sandbox.run(arguments: [], environment: ["PATH": folder + ":/usr/bin:/bin", "HOME": sandbox.path],
                                      launcher: ["/bin/bash", "--norc", "-c", script, "bash"])

@@ -77,7 +77,7 @@ public actor ScheduleStore {
         var attempt = 1
         while true {
             do {
-                return try await applyOnce(mutation, as: user, precondition: precondition, confirmation: confirmation)
+                return try await applyOnce(mutation, as: user, reason: reason, precondition: precondition, confirmation: confirmation)
             } catch let error as any RetryableStoreError {
                 guard attempt < Self.conflictAttempts else { throw error }
                 // 2, 4, 8… ms up to 128, each a random part of it, so that writers who collided
@@ -93,7 +93,7 @@ public actor ScheduleStore {
     public static let conflictAttempts = 12
 
     private func applyOnce(
-        _ mutation: Mutation, as user: UserProfile?, precondition: (@Sendable (Schedule) throws -> Void)?,
+        _ mutation: Mutation, as user: UserProfile?, reason: String?, precondition: (@Sendable (Schedule) throws -> Void)?,
         confirmation: (@Sendable () async throws -> Void)?
     ) async throws -> CommitResult {
         try await repository.lockForWriting(timeout: environment.lockTimeout)
