@@ -170,7 +170,7 @@ public struct ViolationReport: Encodable, Sendable {
         }
         var out = table.rendered
         if groups.count < violations.count {
-            out += "(\(violations.count) findings in \(groups.count) rows: a rule's repeated findings about one person in a week or a run of days share a row; --format json lists each)\n"
+            out += "(\(violations.count) findings in \(groups.count) rows: a rule's findings about one person that say the same thing or fall in one week or run of days share a row; --format json lists each)\n"
         }
         return out
     }

@@ -63,8 +63,8 @@ import Testing
     # Importing it again by accident double-books everyone: refused, nothing written, and the
     # findings grouped so the report stays readable (item 7).
     expect_exit 1 shiftctl import q3.csv
-    # 1,008 findings (two rules × 504 rows), grouped by person and week.
-    [ "$(wc -l < out.txt)" -lt 504 ] || fail "the refused re-import printed $(wc -l < out.txt) lines"
+    # 1,008 findings (two rules × 504 rows): a few rows, one per rule and person.
+    [ "$(wc -l < out.txt)" -lt 40 ] || fail "the refused re-import printed $(wc -l < out.txt) lines"
     grep -q "×" out.txt || fail "the refused re-import's findings are not grouped: $(head -5 out.txt)"
 
     # A custom rule with examples, tested on its own (item 9), then in force.

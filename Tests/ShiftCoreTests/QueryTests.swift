@@ -337,3 +337,25 @@ import Testing
         }
     }
 }
+
+/// Findings grouped for people: the same message up to its dates is one group, whatever weeks
+/// apart; a different message in another week is not.
+@Suite struct FindingGroupingTests {
+    struct Finding { let person: String; let date: LocalDate; let message: String }
+
+    @Test func messagesThatDifferOnlyByDateShareAGroup() {
+        let findings = [
+            Finding(person: "Eli", date: date("2026-07-01"), message: "Eli already works C on 2026-07-01"),
+            Finding(person: "Eli", date: date("2026-08-19"), message: "Eli already works C on 2026-08-19"),
+            Finding(person: "Eli", date: date("2026-09-30"), message: "Eli has 2 shifts on 2026-09-30 (at most 1)"),
+            Finding(person: "Gia", date: date("2026-09-30"), message: "Gia already works C on 2026-09-30"),
+        ]
+        let groups = FindingGrouping.group(
+            findings, weekStart: .monday,
+            key: { FindingGrouping.Key(rule: "r", severity: .error, person: $0.person, type: nil) },
+            date: \.date, message: \.message)
+        #expect(groups.map(\.count) == [2, 1, 1])
+        #expect(FindingGrouping.withoutDates("from 2026-07-01 to 2026-07-0") == "from … to 2026-07-0")
+        #expect(FindingGrouping.withoutDates("short") == "short")
+    }
+}

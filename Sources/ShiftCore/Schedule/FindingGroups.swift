@@ -5,7 +5,8 @@ import Foundation
 /// week prints one row, not twenty (reports for programs keep every finding).
 ///
 /// A finding joins the group before it of the same rule, severity and person (for findings about
-/// no person: the same shift type) when it carries the same message, or falls in the same week
+/// no person: the same shift type) when it carries the same message once the dates in it are set
+/// aside ("… on 2026-07-01" and "… on 2026-09-14" say the same thing), or falls in the same week
 /// as the group's last finding, or on the day after it (a run of days across a week's end).
 /// Findings without a date join only on the same message.
 public struct FindingGroup<Item> {
@@ -58,10 +59,32 @@ public enum FindingGrouping {
         return groups
     }
 
+    /// A message with each `YYYY-MM-DD` in it replaced by `…`.
+    static func withoutDates(_ message: String) -> String {
+        let bytes = Array(message.utf8)
+        guard bytes.count >= 10 else { return message }
+        func digit(_ i: Int) -> Bool { bytes[i] >= 0x30 && bytes[i] <= 0x39 }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if i + 10 <= bytes.count, digit(i), digit(i + 1), digit(i + 2), digit(i + 3), bytes[i + 4] == 0x2D,
+               digit(i + 5), digit(i + 6), bytes[i + 7] == 0x2D, digit(i + 8), digit(i + 9) {
+                out += Array("…".utf8)
+                i += 10
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private static func joins<Item>(
         _ group: FindingGroup<Item>, day: LocalDate?, message: String, weekStart: Weekday, _ messageOf: (Item) -> String
     ) -> Bool {
-        if messageOf(group.items[0]) == message { return true }
+        let first = messageOf(group.items[0])
+        if first == message || withoutDates(first) == withoutDates(message) { return true }
         guard let day, let last = group.last else { return false }
         return day.startOfWeek(weekStart: weekStart) == last.startOfWeek(weekStart: weekStart) || day <= last.adding(days: 1)
     }
