@@ -21,9 +21,10 @@ public struct RuleEngineConfiguration: Sendable {
     /// How many Lua states may check a large batch or a whole schedule side by side (one per
     /// core by default). Extra states are made on first use, so a single change pays for one.
     public var workers: Int = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-    /// Whether `validate` runs a rule's person phase (`validate_person`) where it has one. Off,
-    /// every rule's `check` runs over each shift instead: the slow path the person phase must
-    /// agree with (the test suite compares the two).
+    /// Whether `validate` runs a rule's person phase (`validate_person`) where it has a `check`
+    /// too. Off, such a rule's `check` runs over each shift instead: the slow path the person
+    /// phase must agree with (the test suite compares the two). A rule whose only whole-schedule
+    /// check is its person phase runs it either way.
     public var personPhase = true
 
     public init(
@@ -707,7 +708,7 @@ final class EngineState {
     }
 
     private func hasPersonPhase(_ rule: LoadedRule) -> Bool {
-        rule.validatePerson != nil && configuration.personPhase
+        rule.validatePerson != nil && (configuration.personPhase || rule.check == nil)
     }
 
     /// The rules whose person phase runs in `validate`.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ShiftCore
+import TestSupport
 @testable import ShiftRules
 
 /// The demand phase's findings are remembered by (rule, entry, day, count): an engine that has
@@ -34,5 +35,31 @@ import ShiftCore
             seen += fresh.count
         }
         #expect(seen > 0, "the rosters had demand findings to compare")
+    }
+}
+
+/// The `personPhase` switch puts a rule's `check` in place of its person phase; a rule with no
+/// `check` keeps its person phase (it used to run nowhere with the switch off).
+@Suite struct PersonPhaseSwitchTests {
+    let w = World()
+
+    @Test func aRuleWithOnlyAPersonPhaseRunsWithTheSwitchOff() async throws {
+        let folder = try RuleFolder(["count_people.lua": """
+            return rule {
+              id = "count_people", summary = "Reports everyone who works.", severity = "warning",
+              validate_person = function(person, shifts, schedule, report)
+                if #shifts > 0 then report{ message = person.name .. " works", person = person } end
+              end,
+            }
+            """])
+        let (store, _) = try await w.store(try w.engine([]))
+        try await store.apply(.scheduleShift(w.shift(1, w.day, "2026-03-02", w.bob)))
+        let schedule = await store.schedule
+        for phase in [true, false] {
+            var configuration = RuleEngineConfiguration(directories: [folder.path], now: { fixedNow })
+            configuration.personPhase = phase
+            let engine = try RuleEngine(configuration)
+            #expect(try engine.validate(schedule).map(\.message) == ["Bob works"], "personPhase \(phase)")
+        }
     }
 }
