@@ -1,0 +1,192 @@
+import Foundation
+import LuaHost
+import ShiftCore
+import Synchronization
+
+/// Checking one proposed mutation: each rule's `check` on the changes that trigger it.
+extension EngineState {
+
+    func evaluate(_ proposal: Proposal, only: String?, clearance: Clearance? = nil) throws -> [Violation] {
+        api.begin(after: proposal.after, before: proposal.before)
+        collected = []
+        reportedBytes = 0
+        reportOverflow = false
+        overflowRule = nil
+        defer {
+            api.end()
+            collected = []
+        }
+        // The common case — one change — skips grouping; a batch groups its changes by entity.
+        let groups: [(EntityKind, [Change])]
+        if proposal.changes.count == 1 {
+            groups = [(proposal.changes[0].entity, proposal.changes)]
+        } else {
+            var entities: [EntityKind] = []
+            var changesByEntity: [EntityKind: [Change]] = [:]
+            for change in proposal.changes {
+                if changesByEntity[change.entity] == nil { entities.append(change.entity) }
+                changesByEntity[change.entity, default: []].append(change)
+            }
+            groups = entities.map { ($0, changesByEntity[$0]!) }
+        }
+        var schedule: LuaValue?
+        for (entity, changes) in groups {
+            let checking = only.map { only in
+                rules.filter { $0.check != nil && $0.triggers.contains(entity) && $0.id == only }
+            } ?? checkers[entity, default: []]
+            guard !checking.isEmpty else { continue }
+            if changes.count == 1, only == nil, clearance == nil, checking.count > 1 {
+                // One change (a mutation's usual case) that several rules check: every rule's
+                // check in one call into Lua (each with a budget of its own), with one change
+                // object, so the fields one rule reads are remembered for the next.
+                let object = api.changeObject(changes[0], validating: false)
+                try runEach(checking, entity, [object, schedule ?? api.scheduleObject(), api.reportFunction, marker])
+                continue
+            }
+            // Values used by several calls are stored once; for a single call they are passed as
+            // they are (a registry reference costs more than pushing them once).
+            let shared = checking.count > 1 || changes.count > Self.chunkSize
+            if schedule == nil {
+                schedule = shared ? .reference(try runtime.makeRef(api.scheduleObject())) : api.scheduleObject()
+            }
+            if changes.count == 1 {
+                let object = api.changeObject(changes[0], validating: false)
+                let change = shared ? .reference(try runtime.makeRef(object)) : object
+                for rule in checking where !(clearance?.skips(rule.id, changes[0]) ?? false) {
+                    try run(rule, rule.check!, [change, schedule!, api.reportFunction, .reference(rule.params)])
+                }
+                continue
+            }
+            for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
+                let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
+                // Change objects are made once, for the changes some rule checks; the whole
+                // chunk's list once, shared by the rules that check all of it.
+                var objects = [LuaValue?](repeating: nil, count: chunk.count)
+                func object(_ index: Int) -> LuaValue {
+                    let offset = index - chunk.startIndex
+                    if let object = objects[offset] { return object }
+                    let object = api.changeObject(chunk[index], validating: false)
+                    objects[offset] = object
+                    return object
+                }
+                var whole: LuaValue?
+                for rule in checking {
+                    // The changes this rule's person phase did not clear (all of them without one).
+                    let kept = clearance.map { clearance in chunk.indices.filter { !clearance.skips(rule.id, chunk[$0]) } }
+                    let list: LuaValue
+                    if let kept, kept.count < chunk.count {
+                        guard !kept.isEmpty else { continue }
+                        list = .table(LuaTable(array: kept.map(object)))
+                    } else if let whole {
+                        list = whole
+                    } else {
+                        let table = LuaValue.table(LuaTable(array: chunk.indices.map(object)))
+                        list = shared ? try changeList(table) : table
+                        whole = list
+                    }
+                    try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
+                }
+            }
+        }
+        return collected
+    }
+
+    /// Calls every rule of `rules` (the checkers of `entity`) on one change in one call, through
+    /// `each_rule`: what each reports, and an error, are the marked rule's.
+    func runEach(_ rules: [LoadedRule], _ entity: EntityKind, _ arguments: [LuaValue]) throws {
+        let list: LuaValue
+        if let made = checkerLists[entity] {
+            list = made
+        } else {
+            list = .reference(try runtime.makeRef(.table(LuaTable(array: rules.flatMap { [.function($0.check!), .reference($0.params)] }))))
+            checkerLists[entity] = list
+        }
+        markedRules = rules
+        api.reportSink = reportCollector
+        defer {
+            api.reportSink = nil
+            markedRules = []
+        }
+        do {
+            let mark = reportMark
+            _ = try runtime.call(ruleDriver, [list] + arguments, rewind: { rewind(to: mark) })
+        } catch {
+            // Before the first mark (out of memory, say) the failure is the first rule's.
+            let rule = markedRule ?? rules[0]
+            throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
+        }
+        if reportOverflow, let rule = overflowRule {
+            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+        }
+    }
+
+    /// What has been reported so far, to go back to.
+    struct ReportMark {
+        let count: Int, bytes: Int, overflow: Bool, overflowRule: LoadedRule?
+    }
+
+    var reportMark: ReportMark {
+        ReportMark(count: collected.count, bytes: reportedBytes, overflow: reportOverflow, overflowRule: overflowRule)
+    }
+
+    /// Undoes what a call reported since `mark`, for the runtime to run it again (a trial that did
+    /// not end in time, see `LuaRuntime.call(_:_:rewind:)`): a rule's checks have no other effect.
+    func rewind(to mark: ReportMark) {
+        collected.removeSubrange(mark.count...)
+        (reportedBytes, reportOverflow, overflowRule) = (mark.bytes, mark.overflow, mark.overflowRule)
+    }
+
+    /// The rule `each_rule` marked last (nil outside it).
+    var markedRule: LoadedRule? {
+        let mark = runtime.currentMark
+        return mark >= 1 && mark <= markedRules.count ? markedRules[mark - 1] : nil
+    }
+
+    /// Calls one of a rule's functions, collecting what it reports.
+    func run(_ rule: LoadedRule, _ function: LuaRef, _ arguments: [LuaValue]) throws {
+        currentRule = rule
+        api.reportSink = reportCollector
+        defer {
+            api.reportSink = nil
+            currentRule = nil
+        }
+        do {
+            let mark = reportMark
+            _ = try runtime.call(function, arguments, rewind: { rewind(to: mark) })
+        } catch {
+            throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
+        }
+        if reportOverflow {
+            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+        }
+    }
+
+    /// What a rule prints, without terminal control sequences (line breaks and tabs are kept).
+    static func printable(_ message: String) -> String {
+        guard message.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else {
+            return message
+        }
+        return String(String.UnicodeScalarView(message.unicodeScalars.map {
+            $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" ? "\u{FFFD}" : $0
+        }))
+    }
+
+    /// The list handed to the driver. Its elements are read-only change objects, so no rule can
+    /// alter what the next one sees; the list itself never reaches a rule.
+    func changeList(_ changes: LuaValue) throws -> LuaValue {
+        .reference(try runtime.makeRef(changes))
+    }
+
+    /// In a whole-schedule pass a pair of shifts is seen from both sides; a rule reporting the
+    /// same set of shifts twice is kept once (across all the lists, which keep their order).
+    static func deduplicated(_ lists: [[Violation]]) -> [[Violation]] {
+        var seen: Set<[String]> = []
+        return lists.map { violations in
+            violations.filter { violation in
+                guard violation.shiftID != nil, !violation.relatedShiftIDs.isEmpty else { return true }
+                let shifts = ([violation.shiftID!] + violation.relatedShiftIDs).map(\.description).sorted()
+                return seen.insert([violation.ruleID] + shifts).inserted
+            }
+        }
+    }
+}
