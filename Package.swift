@@ -136,11 +136,11 @@ let package = Package(
             name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage", "ShiftInterop", "TestSupport"],
             exclude: ["Fixtures"]  // hostile Lua scripts, read by path
         ),
-        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "shiftctl", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "shiftctl", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Helpers shared by the test targets (docs: #33 moves the rest of them here).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShiftSolveTests", dependencies: ["ShiftSolve", "ShiftRules", "ShiftCore", "ShiftInterop", "TestSupport"]),
-        .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage"]),
+        .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage", "TestSupport"]),
         .testTarget(
             name: "ShiftDependenciesTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The exported HTML roster in a real browser (issue 35, item 12): Debian's `chromium`, headless,
@@ -106,25 +107,7 @@ import Testing
 
     /// Runs a program with a time limit and collects its output.
     static func run(_ program: String, _ arguments: [String]) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["120", program] + arguments
-        let folder = FileManager.default.temporaryDirectory.path
-        let out = folder + "/chromium-out-\(UUID().uuidString)"
-        let err = folder + "/chromium-err-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: out)
-            try? FileManager.default.removeItem(atPath: err)
-        }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus,
-                         stdout: String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self),
-                         stderr: String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self))
+        let result = try runProgram("/usr/bin/timeout", ["120", program] + arguments)
+        return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
