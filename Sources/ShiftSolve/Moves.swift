@@ -3,19 +3,27 @@
 struct MoveGenerator {
     let slotsByDay: [[Int]]
     let slotDay: [Int]
+    /// Per slot, its kind: slots of one kind have the same shift type and skill.
+    let slotKind: [Int]
     let peopleCount: Int
     let dayCount: Int
 
     init(problem: SolveProblem) {
         var byDay = [[Int]](repeating: [], count: problem.days.count)
         var slotDay: [Int] = []
+        var kinds: [String: Int] = [:]
+        var slotKind: [Int] = []
         for (index, slot) in problem.slots.enumerated() {
             let day = problem.window.lowerBound.days(to: slot.date)
             byDay[day].append(index)
             slotDay.append(day)
+            let kind = "\(slot.shift.shiftTypeID)|\(slot.skill ?? "")"
+            if kinds[kind] == nil { kinds[kind] = kinds.count }
+            slotKind.append(kinds[kind]!)
         }
         slotsByDay = byDay
         self.slotDay = slotDay
+        self.slotKind = slotKind
         peopleCount = problem.people.count
         dayCount = problem.days.count
     }
@@ -31,18 +39,22 @@ struct MoveGenerator {
         /// One person takes a free slot on each day of a run of 2 to 7 days, or gives up all
         /// they hold on such a run.
         case block
+        /// One person moves, on each day of a run of 1 to 7 days, to a slot of one other kind
+        /// (shift type and skill): a free one, or one whose holder takes theirs in exchange.
+        case retype
     }
 
     func next(_ state: SearchState, _ random: inout SeededGenerator, occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
         // Half the time while the rules still find errors, the move starts where they find them.
         if state.total.hard > 0, random.chance(0.5), let move = repair(state, &random, occupancy) { return move }
         let roll = random.below(100)
-        let kind: Kind = roll < 30 ? .reassign : roll < 55 ? .exchange : roll < 85 ? .swapDays : .block
+        let kind: Kind = roll < 25 ? .reassign : roll < 45 ? .exchange : roll < 70 ? .swapDays : roll < 85 ? .block : .retype
         switch kind {
         case .reassign: return reassign(state, &random)
         case .exchange: return exchange(state, &random)
         case .swapDays: return swapDays(state, &random, occupancy)
         case .block: return block(state, &random, occupancy)
+        case .retype: return retype(state, &random, occupancy)
         }
     }
 
@@ -85,6 +97,29 @@ struct MoveGenerator {
         return exchange(person, other, over: run, occupancy)
     }
 
+    /// A person for a move: half the time one whose person phases find something, drawn in
+    /// proportion to what they find (errors and warnings count as much as the largest
+    /// penalty), else anyone.
+    private func focus(_ state: SearchState, _ random: inout SeededGenerator) -> Int {
+        guard random.chance(0.5) else { return random.below(peopleCount) }
+        let parts = state.personParts
+        var largest = 1.0
+        for part in parts where part.penalty > largest { largest = part.penalty }
+        var total = 0.0
+        for part in parts { total += weight(part, largest) }
+        guard total > 0 else { return random.below(peopleCount) }
+        var pick = random.unit() * total
+        for (person, part) in parts.enumerated() {
+            pick -= weight(part, largest)
+            if pick < 0 { return person }
+        }
+        return parts.count - 1
+    }
+
+    private func weight(_ part: ScorePart, _ largest: Double) -> Double {
+        max(0, part.penalty) + Double(part.hard + part.warnings) * largest
+    }
+
     /// Everything `a` holds on `days` goes to `b` and the other way round; nil when neither
     /// holds anything there.
     private func exchange(_ a: Int, _ b: Int, over days: Range<Int>, _ occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
@@ -123,7 +158,7 @@ struct MoveGenerator {
         _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
     ) -> [(slot: Int, person: Int)]? {
         guard peopleCount > 1, let days = run(&random, shortest: 1) else { return nil }
-        let a = random.below(peopleCount)
+        let a = focus(state, &random)
         var b = random.below(peopleCount - 1)
         if b >= a { b += 1 }
         return exchange(a, b, over: days, occupancy)
@@ -133,7 +168,7 @@ struct MoveGenerator {
         _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
     ) -> [(slot: Int, person: Int)]? {
         guard let days = run(&random, shortest: 2) else { return nil }
-        let person = random.below(peopleCount)
+        let person = focus(state, &random)
         var changes: [(slot: Int, person: Int)] = []
         if random.chance(0.5) {
             for day in days {
@@ -144,6 +179,31 @@ struct MoveGenerator {
                 let free = slotsByDay[day].filter { state.assignment[$0] < 0 }
                 if !free.isEmpty { changes.append((free[random.below(free.count)], person)) }
             }
+        }
+        return changes.isEmpty ? nil : changes
+    }
+
+    func retype(
+        _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
+    ) -> [(slot: Int, person: Int)]? {
+        guard let days = run(&random, shortest: 1) else { return nil }
+        let person = focus(state, &random)
+        // The kind to move to: that of a random slot of the run's first day the person works
+        // on, other than the one they hold.
+        guard let first = days.first(where: { !occupancy(person, $0).isEmpty }),
+              let held = occupancy(person, first).first else { return nil }
+        let others = slotsByDay[first].filter { slotKind[$0] != slotKind[held] }
+        guard !others.isEmpty else { return nil }
+        let target = slotKind[others[random.below(others.count)]]
+        var changes: [(slot: Int, person: Int)] = []
+        for day in days {
+            guard let from = occupancy(person, day).first, slotKind[from] != target else { continue }
+            let candidates = slotsByDay[day].filter { slotKind[$0] == target }
+            guard !candidates.isEmpty else { continue }
+            let free = candidates.filter { state.assignment[$0] < 0 }
+            let to = free.isEmpty ? candidates[random.below(candidates.count)] : free[random.below(free.count)]
+            changes.append((to, person))
+            changes.append((from, state.assignment[to]))
         }
         return changes.isEmpty ? nil : changes
     }

@@ -36,5 +36,8 @@ struct SeededGenerator: RandomNumberGenerator, Sendable {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) * 0x1.0p-53 < p }
+    mutating func chance(_ p: Double) -> Bool { unit() < p }
+
+    /// A number in 0..<1.
+    mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 }

@@ -47,6 +47,37 @@ import Testing
         }
     }
 
+    /// A retype moves one person, on each day of a run it changes, from the slot they hold to a
+    /// slot of one other kind on the same day; whoever held that slot takes theirs.
+    @Test func retypeMovesOnePersonToAnotherKindOnTheSameDays() throws {
+        let ward = try RandomWard(seed: 5, people: 9)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, recordPeriod: true, seed: 3)
+        let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
+        let (state, _) = try evaluator.initialState()
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: 4)
+        let occupancy = state.occupancy
+        var made = 0
+        for _ in 0..<400 {
+            guard let changes = generator.retype(state, &random, { occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
+            made += 1
+            #expect(changes.count % 2 == 0)
+            let mover = changes[0].person
+            var kinds: Set<Int> = []
+            for pair in stride(from: 0, to: changes.count, by: 2) {
+                let (to, from) = (changes[pair], changes[pair + 1])
+                #expect(to.person == mover)
+                #expect(state.assignment[from.slot] == mover)
+                #expect(from.person == state.assignment[to.slot])
+                #expect(generator.slotDay[to.slot] == generator.slotDay[from.slot])
+                #expect(generator.slotKind[to.slot] != generator.slotKind[from.slot])
+                kinds.insert(generator.slotKind[to.slot])
+            }
+            #expect(kinds.count == 1)
+        }
+        #expect(made > 20)
+    }
+
     @Test func assignedShiftsStayAsTheyAreWithoutReplan() throws {
         let ward = try RandomWard(seed: 7)
         let result = try solve(ward.schedule, window: ward.window, engine: try engine())
