@@ -6,6 +6,13 @@ import Synchronization
 /// Checking one proposed mutation: each rule's `check` on the changes that trigger it.
 extension EngineState {
 
+    /// The findings of the rules' checks on `proposal`'s changes (only rule `only`'s, when set).
+    /// Changes are grouped by entity, and each group takes one of three paths:
+    /// - one change that several rules check: `checkInOneCall`, every rule in one call into Lua;
+    /// - one change otherwise: `checkOneChange`, one call per rule;
+    /// - several changes: `checkInChunks`, one call per rule and chunk of `chunkSize` changes.
+    /// Without `configuration.oneCallDrivers`, every group takes the plain path: one call per
+    /// rule and change (`checkEachChange`), which the test suite compares with the others.
     func evaluate(_ proposal: Proposal, only: String?, clearance: Clearance? = nil) throws -> [Violation] {
         api.begin(after: proposal.after, before: proposal.before)
         collected = []
@@ -16,31 +23,18 @@ extension EngineState {
             api.end()
             collected = []
         }
-        // The common case — one change — skips grouping; a batch groups its changes by entity.
-        let groups: [(EntityKind, [Change])]
-        if proposal.changes.count == 1 {
-            groups = [(proposal.changes[0].entity, proposal.changes)]
-        } else {
-            var entities: [EntityKind] = []
-            var changesByEntity: [EntityKind: [Change]] = [:]
-            for change in proposal.changes {
-                if changesByEntity[change.entity] == nil { entities.append(change.entity) }
-                changesByEntity[change.entity, default: []].append(change)
-            }
-            groups = entities.map { ($0, changesByEntity[$0]!) }
-        }
         var schedule: LuaValue?
-        for (entity, changes) in groups {
+        for (entity, changes) in Self.groupedByEntity(proposal.changes) {
             let checking = only.map { only in
                 rules.filter { $0.check != nil && $0.triggers.contains(entity) && $0.id == only }
             } ?? checkers[entity, default: []]
             guard !checking.isEmpty else { continue }
+            guard configuration.oneCallDrivers else {
+                try checkEachChange(changes, rules: checking, clearance: clearance)
+                continue
+            }
             if changes.count == 1, only == nil, clearance == nil, checking.count > 1 {
-                // One change (a mutation's usual case) that several rules check: every rule's
-                // check in one call into Lua (each with a budget of its own), with one change
-                // object, so the fields one rule reads are remembered for the next.
-                let object = api.changeObject(changes[0], validating: false)
-                try runEach(checking, entity, [object, schedule ?? api.scheduleObject(), api.reportFunction, marker])
+                try checkInOneCall(changes[0], entity: entity, rules: checking, schedule: schedule)
                 continue
             }
             // Values used by several calls are stored once; for a single call they are passed as
@@ -50,45 +44,88 @@ extension EngineState {
                 schedule = shared ? .reference(try runtime.makeRef(api.scheduleObject())) : api.scheduleObject()
             }
             if changes.count == 1 {
-                let object = api.changeObject(changes[0], validating: false)
-                let change = shared ? .reference(try runtime.makeRef(object)) : object
-                for rule in checking where !(clearance?.skips(rule.id, changes[0]) ?? false) {
-                    try run(rule, rule.check!, [change, schedule!, api.reportFunction, .reference(rule.params)])
-                }
-                continue
-            }
-            for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
-                let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
-                // Change objects are made once, for the changes some rule checks; the whole
-                // chunk's list once, shared by the rules that check all of it.
-                var objects = [LuaValue?](repeating: nil, count: chunk.count)
-                func object(_ index: Int) -> LuaValue {
-                    let offset = index - chunk.startIndex
-                    if let object = objects[offset] { return object }
-                    let object = api.changeObject(chunk[index], validating: false)
-                    objects[offset] = object
-                    return object
-                }
-                var whole: LuaValue?
-                for rule in checking {
-                    // The changes this rule's person phase did not clear (all of them without one).
-                    let kept = clearance.map { clearance in chunk.indices.filter { !clearance.skips(rule.id, chunk[$0]) } }
-                    let list: LuaValue
-                    if let kept, kept.count < chunk.count {
-                        guard !kept.isEmpty else { continue }
-                        list = .table(LuaTable(array: kept.map(object)))
-                    } else if let whole {
-                        list = whole
-                    } else {
-                        let table = LuaValue.table(LuaTable(array: chunk.indices.map(object)))
-                        list = shared ? try changeList(table) : table
-                        whole = list
-                    }
-                    try run(rule, driver, [.function(rule.check!), list, schedule!, api.reportFunction, .reference(rule.params)])
-                }
+                try checkOneChange(changes[0], rules: checking, schedule: schedule!, shared: shared, clearance: clearance)
+            } else {
+                try checkInChunks(changes, rules: checking, schedule: schedule!, shared: shared, clearance: clearance)
             }
         }
         return collected
+    }
+
+    /// The changes of each entity kind, kinds in order of first appearance. The common case, one
+    /// change, skips grouping.
+    static func groupedByEntity(_ changes: [Change]) -> [(EntityKind, [Change])] {
+        if changes.count == 1 { return [(changes[0].entity, changes)] }
+        var entities: [EntityKind] = []
+        var changesByEntity: [EntityKind: [Change]] = [:]
+        for change in changes {
+            if changesByEntity[change.entity] == nil { entities.append(change.entity) }
+            changesByEntity[change.entity, default: []].append(change)
+        }
+        return entities.map { ($0, changesByEntity[$0]!) }
+    }
+
+    /// One change (a mutation's usual case) that several rules check: every rule's check in one
+    /// call into Lua (each with a budget of its own), with one change object, so the fields one
+    /// rule reads are remembered for the next.
+    func checkInOneCall(_ change: Change, entity: EntityKind, rules checking: [LoadedRule], schedule: LuaValue?) throws {
+        let object = api.changeObject(change, validating: false)
+        try runEach(checking, entity, [object, schedule ?? api.scheduleObject(), api.reportFunction, marker])
+    }
+
+    /// One change: each rule's check in a call of its own.
+    func checkOneChange(_ change: Change, rules checking: [LoadedRule], schedule: LuaValue, shared: Bool, clearance: Clearance?) throws {
+        let object = api.changeObject(change, validating: false)
+        let value = shared ? .reference(try runtime.makeRef(object)) : object
+        for rule in checking where !(clearance?.skips(rule.id, change) ?? false) {
+            try run(rule, rule.check!, [value, schedule, api.reportFunction, .reference(rule.params)])
+        }
+    }
+
+    /// Several changes: for each chunk of `chunkSize`, each rule's check on every change of it in
+    /// one call (the prelude's `each`).
+    func checkInChunks(_ changes: [Change], rules checking: [LoadedRule], schedule: LuaValue, shared: Bool, clearance: Clearance?) throws {
+        for start in stride(from: 0, to: changes.count, by: Self.chunkSize) {
+            let chunk = changes[start..<min(start + Self.chunkSize, changes.count)]
+            // Change objects are made once, for the changes some rule checks; the whole chunk's
+            // list once, shared by the rules that check all of it.
+            var objects = [LuaValue?](repeating: nil, count: chunk.count)
+            func object(_ index: Int) -> LuaValue {
+                let offset = index - chunk.startIndex
+                if let object = objects[offset] { return object }
+                let object = api.changeObject(chunk[index], validating: false)
+                objects[offset] = object
+                return object
+            }
+            var whole: LuaValue?
+            for rule in checking {
+                // The changes this rule's person phase did not clear (all of them without one).
+                let kept = clearance.map { clearance in chunk.indices.filter { !clearance.skips(rule.id, chunk[$0]) } }
+                let list: LuaValue
+                if let kept, kept.count < chunk.count {
+                    guard !kept.isEmpty else { continue }
+                    list = .table(LuaTable(array: kept.map(object)))
+                } else if let whole {
+                    list = whole
+                } else {
+                    let table = LuaValue.table(LuaTable(array: chunk.indices.map(object)))
+                    list = shared ? try changeList(table) : table
+                    whole = list
+                }
+                try run(rule, driver, [.function(rule.check!), list, schedule, api.reportFunction, .reference(rule.params)])
+            }
+        }
+    }
+
+    /// The plain path: each rule's check on each change in a call of its own, with a fresh
+    /// schedule object and change object every time.
+    func checkEachChange(_ changes: [Change], rules checking: [LoadedRule], clearance: Clearance?) throws {
+        for change in changes {
+            for rule in checking where !(clearance?.skips(rule.id, change) ?? false) {
+                let object = api.changeObject(change, validating: false)
+                try run(rule, rule.check!, [object, api.scheduleObject(), api.reportFunction, .reference(rule.params)])
+            }
+        }
     }
 
     /// Calls every rule of `rules` (the checkers of `entity`) on one change in one call, through

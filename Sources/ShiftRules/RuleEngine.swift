@@ -26,6 +26,11 @@ public struct RuleEngineConfiguration: Sendable {
     /// phase must agree with (the test suite compares the two). A rule whose only whole-schedule
     /// check is its person phase runs it either way.
     public var personPhase = true
+    /// Whether a mutation's checks go through the one-call drivers: every rule of one change in
+    /// one call into Lua, and 128 changes of a batch per call. Off, each rule checks each change
+    /// in a call of its own: the plain path the drivers must agree with (the test suite compares
+    /// the two).
+    public var oneCallDrivers = true
 
     public init(
         directories: [String], config: RulesConfig = RulesConfig(), now: @escaping @Sendable () -> Date = { Date() },
