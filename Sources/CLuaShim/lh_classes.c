@@ -78,6 +78,7 @@ static int word_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
 static int declared_field(lua_State *L, lh_runtime *rt, lh_object *o, int k) {
     uint64_t bit = (uint64_t)1 << k;
     if (o != NULL && word_field(L, rt, o, k - 1)) return 1;
+    if (rt->host.plain & LH_PLAIN_FIELDS) o = NULL; /* the plain path: ask the host every time */
     if (o != NULL) {
         if (o->slot_epoch != rt->objects.epoch) {
             o->slot_epoch = rt->objects.epoch;
@@ -127,7 +128,8 @@ static int obj_index(lua_State *L) {
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(3)) != LUA_TNIL) return 1;
     lua_pop(L, 1);
-    lh_object *o = lua_toboolean(L, lua_upvalueindex(4)) && lua_type(L, 2) == LUA_TSTRING ? lh_to_object(L, 1) : NULL;
+    lh_object *o = lua_toboolean(L, lua_upvalueindex(4)) && lua_type(L, 2) == LUA_TSTRING
+        && !(rt->host.plain & LH_PLAIN_FIELDS) ? lh_to_object(L, 1) : NULL;
     if (o != NULL && o->epoch == rt->objects.epoch) {
         if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {
             lua_pushvalue(L, 2);

@@ -48,7 +48,8 @@ void lh_push_object(lua_State *L, int32_t cls, int64_t id, int fresh) {
     lua_setmetatable(L, -3);
     lua_pop(L, 1);
     /* stack: interned, by-class, object */
-    if (cls > 0 && cls < rt->objects.kept_classes_cap && rt->objects.kept_classes[cls]) keep_object(L, rt);
+    if (cls > 0 && cls < rt->objects.kept_classes_cap && rt->objects.kept_classes[cls] && !(rt->host.plain & LH_PLAIN_KEPT))
+        keep_object(L, rt);
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, (lua_Integer)id);
     lua_replace(L, -3);

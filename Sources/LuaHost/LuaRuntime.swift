@@ -87,7 +87,13 @@ public final class LuaRuntime {
         /// Record functions reading a table's fields in C (``makeRecordFunction(name:fields:record:otherwise:)``);
         /// off, every call goes to `otherwise`.
         public static let recordFunctions = PlainPaths(rawValue: LH_PLAIN_RECORDS)
-        public static let all: PlainPaths = [.blockPool, .wordFields, .recordFunctions]
+        /// Fields an object served kept in it for the field epoch (declared-field slots, and the
+        /// cached fields of a caching class); off, every read asks the class's index function.
+        public static let fieldSlots = PlainPaths(rawValue: LH_PLAIN_FIELDS)
+        /// Objects of the classes that ask (``keepObjects(of:)``) kept for the field epoch; off,
+        /// an object Lua let go is made again when it is next pushed.
+        public static let keptObjects = PlainPaths(rawValue: LH_PLAIN_KEPT)
+        public static let all: PlainPaths = [.blockPool, .wordFields, .recordFunctions, .fieldSlots, .keptObjects]
     }
 
     public let configuration: Configuration

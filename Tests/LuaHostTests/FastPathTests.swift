@@ -47,6 +47,57 @@ import Testing
         }
     }
 
+    /// Fields kept in objects (declared-field slots, a caching class's cached fields) and objects
+    /// kept for the field epoch, against asking the class's index function on every read: the
+    /// same values over two field epochs, with fewer questions to the host.
+    @Test func keptFieldsAndObjectsGiveWhatTheIndexGives() throws {
+        func run(_ plain: LuaRuntime.PlainPaths) throws -> ([LuaValue], Int) {
+            let rt = try runtime(plain)
+            let calls = Log()
+            let value = Mutex(0)
+            let declared = try rt.registerClass(name: "Declared", fields: ["name", "n"]) { obj, key in
+                calls.add("declared")
+                guard case let .field(k) = key else { return .nil }
+                return k == 0 ? .string("d\(obj.id)") : .integer(obj.id * 10 + Int64(value.withLock { $0 }))
+            }
+            let cached = try rt.registerClass(name: "Cached", cachesFields: true) { obj, key in
+                calls.add("cached")
+                switch key.stringValue {
+                case "n": return .integer(obj.id + Int64(value.withLock { $0 }))
+                case "other": return .object(LuaObject(classID: declared, id: obj.id + 1))
+                case "list": return .table(LuaTable(array: [.integer(obj.id)]))
+                default: return .nil
+                }
+            }
+            try rt.keepObjects(of: declared)
+            try rt.registerFunction(name: "get") { args in
+                [.object(LuaObject(classID: try args.string(0) == "declared" ? declared : cached, id: try args.integer(1)))]
+            }
+            let body = """
+                local out = {}
+                for round = 1, 3 do
+                  for id = 1, 5 do
+                    local d, c = get("declared", id), get("cached", id)
+                    out[#out + 1] = d.name .. ":" .. d.n .. ":" .. tostring(d.missing) .. ":" .. c.n .. ":"
+                      .. c.other.name .. ":" .. c.list[1] .. ":" .. tostring(c.nothing)
+                  end
+                  for i = 1, 3000 do local t = { i, tostring(i), {} } end
+                end
+                return table.concat(out, ",")
+                """
+            var results = try eval(rt, body)
+            value.withLock { $0 = 7 }
+            rt.invalidateFieldCaches()
+            results += try eval(rt, body)
+            return (results, calls.all.count)
+        }
+        let (fast, fastCalls) = try run([])
+        let (plain, plainCalls) = try run([.fieldSlots, .keptObjects])
+        #expect(fast == plain)
+        #expect(fast.count == 2 && fast[0] != fast[1], "the second epoch shows the new values")
+        #expect(fastCalls < plainCalls, "the fast path asks the host less (\(fastCalls) against \(plainCalls))")
+    }
+
     /// Word fields against the class's index function serving the same values.
     @Test func wordFieldsGiveWhatTheIndexGives() throws {
         func run(_ plain: LuaRuntime.PlainPaths) throws -> ([LuaValue], Int) {

@@ -117,6 +117,8 @@ typedef struct lh_config {
 #define LH_PLAIN_POOL 1     /* every block from malloc, not the runtime's slabs */
 #define LH_PLAIN_WORDS 2    /* declared fields served by the host, never from words */
 #define LH_PLAIN_RECORDS 4  /* record functions are their fallback host function */
+#define LH_PLAIN_FIELDS 8   /* no field kept in an object: every read asks the host */
+#define LH_PLAIN_KEPT 16    /* objects are not kept for the field epoch (lh_class_keep_objects) */
 
 /* ---- status codes -------------------------------------------------------- */
 #define LH_OK 0
