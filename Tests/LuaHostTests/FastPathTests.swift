@@ -98,6 +98,82 @@ import Testing
         #expect(fastCalls < plainCalls, "the fast path asks the host less (\(fastCalls) against \(plainCalls))")
     }
 
+    /// Option tables read in C by name (`LuaArguments.withFields`) against the table converted
+    /// to a `LuaValue` and looked up: 400 random tables of known and stray keys, values of every
+    /// kind, nested tables read both ways.
+    @Test func optionTablesReadInCGiveWhatTheConvertedTableGives() throws {
+        let rt = try runtime([])
+        let names = LuaFieldNames(["person", "date", "span", "limit", "type", "p"])
+        let inner = LuaFieldNames(["starts_at", "ends_at", "p"])
+        try rt.registerFunction(name: "both") { args in
+            guard case let .table(table) = try args.value(0) else { return ["not a table"] }
+            var mismatches: [LuaValue] = []
+            var compared = 0
+            try args.withFields(0, names) { fields in
+                var known = 0
+                for (k, name) in names.names.enumerated() {
+                    let read = try fields.value(k), looked = table[name]
+                    if read != looked { mismatches.append(.string("\(name): \(read) against \(looked)")) }
+                    if fields.isNil(k) != looked.isNil || fields.isTable(k) != (looked.tableValue != nil) {
+                        mismatches.append(.string("\(name): kind"))
+                    }
+                    if !looked.isNil { known += 1 }
+                    compared += 1
+                    if let nested = looked.tableValue {
+                        try fields.withFields(of: k, inner) { innerFields in
+                            for (j, innerName) in inner.names.enumerated() where try innerFields.value(j) != nested[innerName] {
+                                mismatches.append(.string("\(name).\(innerName)"))
+                            }
+                        }
+                    }
+                }
+                let entries = table.array.count + table.hash.count
+                if fields.strayCount != entries - known {
+                    mismatches.append(.string("stray \(fields.strayCount) against \(entries - known)"))
+                }
+            }
+            return [.integer(Int64(compared))] + mismatches
+        }
+        let body = """
+            local state = 12345
+            local function rand(n)
+              state = (state * 1103515245 + 12345) % 2147483648
+              return state % n
+            end
+            local keys = { "person", "date", "span", "limit", "type", "p", "colour", "x", "persons", "dat" }
+            local function value(depth)
+              local kind = rand(depth > 0 and 6 or 7)
+              if kind == 0 then return rand(1000) - 500
+              elseif kind == 1 then return rand(1000) / 7
+              elseif kind == 2 then return ("v"):rep(rand(60))
+              elseif kind == 3 then return rand(2) == 0
+              elseif kind == 4 then return math.maxinteger - rand(3)
+              elseif kind == 5 then return ""
+              else
+                local t = {}
+                for _, k in ipairs({ "starts_at", "ends_at", "p", "y" }) do
+                  if rand(2) == 0 then t[k] = value(depth + 1) end
+                end
+                if rand(4) == 0 then t[1] = value(depth + 1) end
+                return t
+              end
+            end
+            local compared, failures = 0, {}
+            for i = 1, 400 do
+              local t = {}
+              for _ = 1, rand(8) do t[keys[rand(#keys) + 1]] = value(0) end
+              if rand(5) == 0 then t[rand(3) + 1] = value(0) end
+              local results = { both(t) }
+              compared = compared + results[1]
+              for j = 2, #results do failures[#failures + 1] = i .. ": " .. results[j] end
+            end
+            return compared, table.concat(failures, "; ")
+            """
+        let out = try eval(rt, body)
+        #expect(out.first == .integer(400 * Int64(names.count)))
+        #expect(out.last == .string(""))
+    }
+
     /// Word fields against the class's index function serving the same values.
     @Test func wordFieldsGiveWhatTheIndexGives() throws {
         func run(_ plain: LuaRuntime.PlainPaths) throws -> ([LuaValue], Int) {
