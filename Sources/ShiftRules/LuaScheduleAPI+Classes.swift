@@ -47,11 +47,8 @@ extension LuaScheduleAPI {
             }
         }
         shiftClass = try registerClass("Shift", "a shift", ShiftField.self, extra: { Self.viewMethods }) { [unowned self] object, field in
-            switch try target(object) {
-            case let .shift(shift, side): return try shiftField(shift, side, field)
-            case let .timed(timed, person): return try timedField(timed, person, field)
-            default: throw LuaScriptError("not a shift")
-            }
+            guard let shift = ShiftSource(try target(object)) else { throw LuaScriptError("not a shift") }
+            return try shiftField(shift, field)
         }
         personClass = try registerClass("Person", "a person", PersonField.self, extra: { Self.viewMethods }) { [unowned self] object, field in
             guard case let .person(id, side) = try target(object), let person = try box(side).person(id) else {
@@ -94,7 +91,7 @@ extension LuaScheduleAPI {
             }
         }
         // A shift view's common fields are served by the runtime from the words its view was
-        // given when made (`shiftWords`, `element(timed:…)`), without a call into Swift: a whole-schedule check reads
+        // given when made (`shiftWords`), without a call into Swift: a whole-schedule check reads
         // the date and type of each shift it reports, a change's check the times and person.
         func position(_ field: ShiftField) -> Int { ShiftField.allCases.firstIndex(of: field)! }
         try runtime.setWordFields(shiftClass, [
@@ -195,51 +192,6 @@ extension LuaScheduleAPI {
     static func settingsRow(_ settings: StoreSettings) -> LuaValue {
         .table(LuaTable(hash: [.string("time_zone"): .string(settings.timeZoneIdentifier),
                                .string("week_start"): .integer(Int64(settings.weekStart.rawValue))]))
-    }
-
-    func shiftField(_ shift: ScheduledShift, _ side: Side, _ field: ShiftField) throws -> LuaValue {
-        let box = try box(side)
-        switch field {
-        case .id: return .string(shift.id.description)
-        case .date: return .string(shift.date.description)
-        case .type: return view(type: shift.shiftTypeID, side)
-        case .person: return shift.personID.map { view(person: $0, side) } ?? .nil
-        case .person_id: return shift.personID.map { .string($0.description) } ?? .nil
-        case .notes: return shift.notes.map { .string($0) } ?? .nil
-        case .attributes: return Self.attributes(shift.attributes)
-        case .event_id: return .string(shift.eventIdentifier)
-        case .starts_at: return .integer(try interval(shift, box).start)
-        case .ends_at: return .integer(try interval(shift, box).end)
-        case .minutes:
-            let span = try interval(shift, box)
-            return .integer((span.end - span.start) / 60)
-        case .hours:
-            let span = try interval(shift, box)
-            return .number(Double(span.end - span.start) / 3600)
-        }
-    }
-
-    /// A timeline shift's field: most come from the timeline; the rest read the shift.
-    func timedField(_ shift: TimedShift, _ person: PersonID, _ field: ShiftField) throws -> LuaValue {
-        switch field {
-        case .id: return .string(shift.id.description)
-        case .date: return .string(shift.date.description)
-        case .type: return view(type: shift.type, .after)
-        case .person: return view(person: person, .after)
-        case .person_id: return .string(person.description)
-        case .starts_at: return .integer(shift.start)
-        case .ends_at: return .integer(shift.end)
-        case .minutes: return .integer((shift.end - shift.start) / 60)
-        case .hours: return .number(Double(shift.end - shift.start) / 3600)
-        case .notes, .attributes, .event_id:
-            guard let (full, side) = try fullShift(.timed(shift, person)) else { throw LuaScriptError("not a shift") }
-            return try shiftField(full, side, field)
-        }
-    }
-
-    func interval(_ shift: ScheduledShift, _ box: ScheduleBox) throws -> InstantInterval {
-        guard let span = box.interval(of: shift) else { throw LuaScriptError("the shift's type no longer exists") }
-        return span
     }
 
     static func attributes(_ attributes: Attributes) -> LuaValue {

@@ -16,7 +16,7 @@ extension LuaScheduleAPI {
         // In the places ShiftWord gives them: start, end, day, type, person. A view made before
         // gets them too: if Lua let go of it, it is made again, and with them its fields are
         // still served in C.
-        let objectWords = LuaObjectWords(shift.start, shift.end, Int64(shift.date.dayNumber), typeObject(shift.type), personObject)
+        let objectWords = shiftWords(.timed(shift, person), personObject: personObject)
         if let index = views.index(words, tag: tag) { return LuaElement(viewObject(shiftClass, index), words: objectWords) }
         let index = targets.count
         targets.append(.timed(shift, person))
@@ -47,32 +47,8 @@ extension LuaScheduleAPI {
         targets.append(target)
         views.insert(words, tag: tag, index: index)
         let view = viewObject(shiftClass, index)
-        runtime.setWords(view, shiftWords(target))
+        runtime.setWords(view, ShiftSource(target).map { shiftWords($0) } ?? LuaObjectWords())
         return .object(view)
-    }
-
-    /// The words of a shift view (`LuaRuntime.setWords`), in the places `registerClasses`
-    /// gives its fields: what `shiftField` and `timedField` would serve. A time the shift's
-    /// type cannot give is left out (the field then asks Swift, which names the problem).
-    enum ShiftWord {
-        static let start = 0, end = 1, day = 2, type = 3, person = 4
-    }
-
-    /// (A timeline's shift gets its words from `element(timed:of:personObject:)`.)
-    func shiftWords(_ target: Target) -> LuaObjectWords {
-        var words = LuaObjectWords()
-        switch target {
-        case let .shift(shift, side):
-            if let span = (side == .after ? afterBox : beforeBox)?.interval(of: shift) {
-                words[ShiftWord.start] = span.start
-                words[ShiftWord.end] = span.end
-            }
-            words[ShiftWord.day] = Int64(shift.date.dayNumber)
-            words[ShiftWord.type] = objectID(view(type: shift.shiftTypeID, side))
-            words[ShiftWord.person] = shift.personID.map { objectID(view(person: $0, side)) } ?? 0
-        default: break
-        }
-        return words
     }
 
     func objectID(_ value: LuaValue) -> Int64 {

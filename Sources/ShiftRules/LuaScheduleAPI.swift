@@ -151,7 +151,7 @@ final class LuaScheduleAPI {
         for id in shifts {
             if let index = views.index(id.words, tag: ViewKind.shift.tag(.after)), let shift = schedule.shift(id) {
                 targets[index] = .shift(shift, .after)
-                runtime.setWords(viewObject(shiftClass, index), shiftWords(targets[index]))
+                runtime.setWords(viewObject(shiftClass, index), ShiftSource(targets[index]).map { shiftWords($0) } ?? LuaObjectWords())
             }
         }
     }
