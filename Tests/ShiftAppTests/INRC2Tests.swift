@@ -99,7 +99,10 @@ import Testing
         let imported = try sandbox.run("--store", "p.json", "inrc2", "import", Self.data + "/n005w4", "--solution",
                                        Self.data + "/n005w4/Solution_H_0-WD_1-2-3-3")
         try #require(imported.status == 0, "\(imported.stderr)")
-        let solved = try sandbox.run("--store", "p.json", "solve", "--replan", "--moves", "400", "--workers", "1", "--quiet", "--format", "json")
+        // The shared solution is a good roster: from it, a short search improves it on some seeds
+        // only (seed 3 does, to 1,660), and the test needs a roster the solve writes.
+        let solved = try sandbox.run("--store", "p.json", "solve", "--replan", "--moves", "400", "--seed", "3", "--workers", "1", "--quiet",
+                                     "--format", "json")
         try #require(solved.status == 0 || solved.status == 1, "\(solved.stderr)")
         let plan = try json(solved.stdout)
         let after = try #require(plan["after"] as? [String: Any])
