@@ -80,6 +80,7 @@ extension App {
         var count = selection.shifts(in: schedule).count
         switch format {
         case .json:
+            try schedule.changeLog.prepare()
             text = String(decoding: StoreFileCodec.encode(schedule), as: UTF8.self)
             count = schedule.shiftCount
         case .csv:

@@ -15,6 +15,8 @@ extension App {
     /// Change-log entries, newest first; `--from`/`--to` are dates in the store's time zone.
     public func log(from: String?, to: String?, limit: Int?) throws -> CommandResult {
         let schedule = try load()
+        // Only `log` reads a JSON store's change log (other commands leave it unread).
+        try schedule.changeLog.prepare()
         let start = try optionalDate(from, option: "--from", in: schedule)
         let end = try optionalDate(to, option: "--to", in: schedule)
         try InputParsing.range(from: start, to: end)
@@ -26,6 +28,14 @@ extension App {
         for entry in entries {
             let (date, minute) = schedule.zone.localDateTime(atUTC: Int64(entry.timestamp.timeIntervalSince1970.rounded(.down)))
             let when = "\(date) \(HourMinuteTime(hour: minute / 60, minute: minute % 60)!)"
+            if let created = entry.createdShifts {
+                let dates = created.lastDate == entry.scheduledShiftDate
+                    ? entry.scheduledShiftDate.description : "\(entry.scheduledShiftDate)…\(created.lastDate)"
+                let count = created.shiftIDs.count
+                table.add(when, entry.userDisplayName, entry.changeType.rawValue, dates, "-",
+                          "\(count) shift\(count == 1 ? "" : "s")", entry.reason ?? "")
+                continue
+            }
             table.add(when, entry.userDisplayName, entry.changeType.rawValue, entry.scheduledShiftDate.description,
                       Self.snapshotText(entry.oldShiftSnapshot), Self.snapshotText(entry.newShiftSnapshot), entry.reason ?? "")
         }

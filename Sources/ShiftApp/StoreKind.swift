@@ -57,6 +57,8 @@ public enum StoreKind: String, CaseIterable, Sendable {
     /// (PostgreSQL only).
     public func create(_ schedule: Schedule, at path: String, progress: (@Sendable (Int, Int) -> Void)? = nil) throws {
         do {
+            // A JSON store's log is read only now; a damaged one stops the copy here.
+            try schedule.changeLog.prepare()
             switch self {
             case .json:
                 try JSONFileRepository(path: path).write(StoreFileCodec.encode(schedule))

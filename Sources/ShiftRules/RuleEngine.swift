@@ -128,6 +128,15 @@ public final class RuleEngine: ScheduleValidator {
     /// of their shifts: a phase costs a fraction of a check per shift, but it reads them all.
     static let clearanceShare = 8
 
+    /// Whether `validate` goes through every shift one by one (a shift `check` without a person
+    /// phase) or runs a whole-schedule `validate` phase. Only then is a schedule over a store
+    /// best read into memory first: person, day and demand phases query it by person and by day.
+    public var readsEveryShift: Bool {
+        state.withLock { state in
+            !state.perShiftRules(only: nil).isEmpty || state.rules.contains { $0.info.enabled && $0.validate != nil }
+        }
+    }
+
     public func validate(_ schedule: Schedule) throws -> [Violation] {
         guard configuration.workers > 1, schedule.shiftCount >= Self.parallelThreshold else {
             return try state.withLock { try $0.validate(schedule, only: nil) }

@@ -56,10 +56,31 @@ public final class JSONFileRepository: ScheduleRepository {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw StorageError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw StorageError.unreadable(path: path, reason: "not a regular file") }
-        let bytes = try readAll(fd, size: Int(info.st_size))
-        let (schedule, version) = try StoreFileCodec.decode(consume bytes, path: path)
+        let (schedule, version) = try decode(fd, size: Int(info.st_size))
         loadedVersion.withLock { $0 = version }
         return (schedule, Self.revision(of: info))
+    }
+
+    /// The schedule in the open file. The file is mapped, not copied, and its change log is
+    /// stepped over: a `JSONChangeLogSource` over a second descriptor decodes it when asked.
+    private func decode(_ fd: Int32, size: Int) throws -> (Schedule, Int) {
+        guard size > 0 else { return try StoreFileCodec.decode([], path: path) }
+        guard let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapping != MAP_FAILED else {
+            let bytes = try readAll(fd, size: size)
+            return try StoreFileCodec.decode(consume bytes, path: path)
+        }
+        let (content, logRange) = try {
+            defer { munmap(mapping, size) }
+            let buffer = UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: UInt8.self), count: size)
+            return try StoreFileCodec.decodeContentDeferringLog(buffer, path: path)
+        }()
+        var source: JSONChangeLogSource?
+        if let logRange, logRange.count > 2 {
+            let copy = dup(fd)
+            guard copy >= 0 else { throw StorageError.unreadable(path: path, reason: String(cString: strerror(errno))) }
+            source = JSONChangeLogSource(descriptor: copy, range: logRange, path: path, version: content.version)
+        }
+        return (try content.schedule(path: path, changeLogSource: source), content.version)
     }
 
     public func revision() throws -> StoreRevision {
@@ -81,7 +102,10 @@ public final class JSONFileRepository: ScheduleRepository {
     }
 
     public func save(_ schedule: Schedule, summary: CommitSummary) throws -> StoreRevision {
-        try write(StoreFileCodec.encode(schedule))
+        // The log left unread on opening is read now: a damaged one fails the save, it is never
+        // written over as empty.
+        try schedule.changeLog.prepare()
+        return try write(StoreFileCodec.encode(schedule))
     }
 
     /// Writes bytes as the new store file, atomically. Public for tools that convert stores.

@@ -10,6 +10,9 @@ struct JSONReader {
     /// Where the key most recently read by `readObject` starts, for "unknown field" messages.
     private(set) var lastKeyPosition = 0
     let path: String
+    /// Lines and columns before `bytes` (a section read apart from the file it is part of).
+    var linesBefore = 0
+    var columnsBefore = 0
     static let maximumDepth = 64
 
     init(bytes: UnsafeBufferPointer<UInt8>, path: String) {
@@ -36,7 +39,8 @@ struct JSONReader {
             lineStart = index + 1
         }
         let column = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<end]), as: UTF8.self).count + 1
-        return .corrupt(path: path, line: line, column: column, reason: reason)
+            + (line == 1 ? columnsBefore : 0)
+        return .corrupt(path: path, line: line + linesBefore, column: column, reason: reason)
     }
 
     // MARK: Tokens
@@ -128,6 +132,55 @@ struct JSONReader {
             default: throw error("expected ',' or ']' in an array, found \(describeNext())")
             }
         }
+    }
+
+    /// Moves to `offset`, for a caller that knows what lies between (a section left unread).
+    mutating func move(to offset: Int) {
+        position = offset
+    }
+
+    /// Skips an array or object without reading it: only strings and brackets are followed, so
+    /// this is one pass over the bytes (a change log left for later). A string's end is found
+    /// with `memchr` (a quote not preceded by an odd run of backslashes). Returns where it ends.
+    mutating func skipContainer() throws(StorageError) -> Int {
+        let start = valueStart()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "[") || bytes[position] == UInt8(ascii: "{") else {
+            throw error("expected an array or object, found \(describeNext())")
+        }
+        let base = bytes.baseAddress!
+        let count = bytes.count
+        var depth = 0
+        var index = position
+        while index < count {
+            switch base[index] {
+            case UInt8(ascii: "\""):
+                var from = index + 1
+                while true {
+                    guard from < count, let found = memchr(base + from, Int32(UInt8(ascii: "\"")), count - from) else {
+                        throw error("unterminated string", at: index)
+                    }
+                    let quote = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    var backslashes = 0
+                    while quote - backslashes - 1 > index, base[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+                    from = quote + 1
+                    if backslashes % 2 == 0 { break }
+                }
+                index = from
+                continue
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 {
+                    position = index + 1
+                    return position
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+        throw error("the value that starts here does not end", at: start)
     }
 
     /// Skips any value, checking that it is well-formed.

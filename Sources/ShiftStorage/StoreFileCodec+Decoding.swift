@@ -20,41 +20,67 @@ extension StoreFileCodec {
     /// (references, unique ids), which `StoreFileContent.schedule(path:)` does.
     public static func decodeContent(_ bytes: consuming [UInt8], path: String) throws(StorageError) -> StoreFileContent {
         let sections = try bytes.withUnsafeBufferPointer { buffer throws(StorageError) -> Sections in
-            var reader = JSONReader(bytes: buffer, path: path)
-            guard !reader.atEnd() else { throw reader.error("the file is empty") }
-            guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
-            var sections = Sections()
-            // One pass: sections after "version" (as we write them) are decoded where they stand;
-            // any that come before it are skipped and decoded once the version is known.
-            var pending: [(key: String, offset: Int)] = []
-            var seen: Set<String> = []
-            try reader.readObject { r, key throws(StorageError) in
-                let offset = r.valueStart()
-                guard Sections.keys.contains(key) else { throw r.error("unknown top-level field \"\(key)\"", at: r.lastKeyPosition) }
-                guard seen.insert(key).inserted else { throw r.error("\"\(key)\" appears twice", at: r.lastKeyPosition) }
-                if key == "version" {
-                    try sections.readVersion(&r)
-                } else if sections.version != nil {
-                    try sections.read(key, &r)
-                } else {
-                    pending.append((key, offset))
-                    try r.skipValue()
-                }
-            }
-            guard reader.atEnd() else { throw reader.error("unexpected \(reader.describeNext()) after the end of the store") }
-            guard sections.version != nil else { throw reader.error("not a ShiftScheduler store: no \"version\" field", at: 0) }
-            for (key, offset) in pending {
-                var sectionReader = JSONReader(rebasing: reader, at: offset)
-                try sections.read(key, &sectionReader)
-            }
-            if sections.settings == nil, sections.version != 1 { throw reader.error("missing \"settings\"", at: 0) }
-            return sections
+            try readSections(buffer, path: path, deferringLog: false)
         }
         _ = consume bytes
-        return StoreFileContent(
-            version: sections.version!, settings: sections.settings ?? StoreSettings(timeZoneIdentifier: "UTC"),
-            locations: sections.locations, shiftTypes: sections.shiftTypes, people: sections.people, shifts: sections.shifts,
-            demand: sections.demand, availability: sections.availability, changeLog: sections.changeLog)
+        return sections.content
+    }
+
+    /// Reads a store file's entities but leaves its change log unread: the section is only
+    /// stepped over (strings and brackets followed, nothing decoded), and its byte range returned
+    /// for `JSONChangeLogSource`, which decodes it when a command asks for an entry.
+    static func decodeContentDeferringLog(
+        _ buffer: UnsafeBufferPointer<UInt8>, path: String
+    ) throws(StorageError) -> (content: StoreFileContent, changeLog: Range<Int>?) {
+        let sections = try readSections(buffer, path: path, deferringLog: true)
+        return (sections.content, sections.changeLogRange)
+    }
+
+    private static func readSections(_ buffer: UnsafeBufferPointer<UInt8>, path: String, deferringLog: Bool) throws(StorageError) -> Sections {
+        var reader = JSONReader(bytes: buffer, path: path)
+        guard !reader.atEnd() else { throw reader.error("the file is empty") }
+        guard reader.peek() == UInt8(ascii: "{") else { throw reader.error("a store is a JSON object; found \(reader.describeNext())") }
+        var sections = Sections()
+        sections.defersLog = deferringLog
+        // One pass: sections after "version" (as we write them) are decoded where they stand;
+        // any that come before it are skipped and decoded once the version is known.
+        var pending: [(key: String, offset: Int)] = []
+        var seen: Set<String> = []
+        try reader.readObject { r, key throws(StorageError) in
+            let offset = r.valueStart()
+            guard Sections.keys.contains(key) else { throw r.error("unknown top-level field \"\(key)\"", at: r.lastKeyPosition) }
+            guard seen.insert(key).inserted else { throw r.error("\"\(key)\" appears twice", at: r.lastKeyPosition) }
+            if key == "version" {
+                try sections.readVersion(&r)
+            } else if sections.version != nil {
+                try sections.read(key, &r)
+            } else {
+                pending.append((key, offset))
+                try r.skipValue()
+            }
+        }
+        guard reader.atEnd() else { throw reader.error("unexpected \(reader.describeNext()) after the end of the store") }
+        guard sections.version != nil else { throw reader.error("not a ShiftScheduler store: no \"version\" field", at: 0) }
+        for (key, offset) in pending {
+            var sectionReader = JSONReader(rebasing: reader, at: offset)
+            try sections.read(key, &sectionReader)
+        }
+        if sections.settings == nil, sections.version != 1 { throw reader.error("missing \"settings\"", at: 0) }
+        return sections
+    }
+
+    /// Decodes a change-log section read apart from its file: `bytes` hold the array only.
+    static func decodeChangeLog(
+        _ bytes: UnsafeBufferPointer<UInt8>, version: Int, path: String, linesBefore: Int, columnsBefore: Int
+    ) throws(StorageError) -> [ChangeLogEntry] {
+        var reader = JSONReader(bytes: bytes, path: path)
+        reader.linesBefore = linesBefore
+        reader.columnsBefore = columnsBefore
+        let decoder = EntityDecoder(version: version)
+        var entries: [ChangeLogEntry] = []
+        try reader.readArray { r, index throws(StorageError) in entries.append(try decoder.logEntry(&r, "changeLog[\(index)]")) }
+        guard reader.atEnd() else { throw reader.error("unexpected \(reader.describeNext()) after the change log") }
+        return entries
     }
 
     /// The top-level sections of a store file as they are read.
@@ -71,6 +97,16 @@ extension StoreFileCodec {
         var demand: [Demand] = []
         var availability: [Availability] = []
         var changeLog: [ChangeLogEntry] = []
+        /// Whether the change log is stepped over instead of decoded, and where it lies then.
+        var defersLog = false
+        var changeLogRange: Range<Int>?
+
+        var content: StoreFileContent {
+            StoreFileContent(
+                version: version!, settings: settings ?? StoreSettings(timeZoneIdentifier: "UTC"),
+                locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
+                demand: demand, availability: availability, changeLog: changeLog)
+        }
 
         mutating func readVersion(_ r: inout JSONReader) throws(StorageError) {
             let at = r.valueStart()
@@ -101,6 +137,10 @@ extension StoreFileCodec {
             case "shifts": shifts = try array(decoder.shift)
             case "demand": demand = try array(decoder.demand)
             case "availability": availability = try array(decoder.availability)
+            case "changeLog" where defersLog:
+                let start = r.valueStart()
+                guard r.peek() == UInt8(ascii: "[") else { throw r.error("changeLog: expected an array ('['), found \(r.describeNext())") }
+                changeLogRange = start..<(try r.skipContainer())
             case "changeLog": changeLog = try array(decoder.logEntry)
             default: break
             }
@@ -123,13 +163,14 @@ public struct StoreFileContent: Sendable {
     public var availability: [Availability]
     public var changeLog: [ChangeLogEntry]
 
-    /// The schedule these entities make, with every invariant checked.
+    /// The schedule these entities make, with every invariant checked; its change log is
+    /// `changeLogSource`'s entries (when given) followed by `changeLog`.
     /// - Throws: `StorageError.invalidContent` naming the file and the first broken invariant.
-    public func schedule(path: String) throws(StorageError) -> Schedule {
+    public func schedule(path: String, changeLogSource: (any ChangeLogSource)? = nil) throws(StorageError) -> Schedule {
         do {
             return try Schedule(
                 settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
-                demand: demand, availability: availability, changeLog: changeLog)
+                demand: demand, availability: availability, changeLog: changeLog, changeLogSource: changeLogSource)
         } catch {
             throw .invalidContent(path: path, reason: "\(error)")
         }
@@ -440,6 +481,7 @@ struct EntityDecoder {
         var old: ShiftSnapshot?
         var new: ShiftSnapshot?
         var reason: String?
+        var created: CreatedShifts?
         try r.readObject { r, key throws(StorageError) in
             switch key {
             case "id": id = try r.readUUID(path() + ".id")
@@ -461,6 +503,7 @@ struct EntityDecoder {
             case "oldShiftSnapshot": old = try snapshot(&r, path() + ".oldShiftSnapshot")
             case "newShiftSnapshot": new = try snapshot(&r, path() + ".newShiftSnapshot")
             case "reason": reason = try r.readString()
+            case "createdShifts" where version >= 3: created = try createdShifts(&r, path() + ".createdShifts")
             default: throw unknown(key, path(), r)
             }
         }
@@ -471,6 +514,26 @@ struct EntityDecoder {
         guard let date else { throw missing("scheduledShiftDate", path(), r, start) }
         return ChangeLogEntry(
             id: ChangeLogEntryID(id), timestamp: timestamp, userId: userId, userDisplayName: userName ?? userId,
-            changeType: changeType, scheduledShiftDate: date, oldShiftSnapshot: old, newShiftSnapshot: new, reason: reason)
+            changeType: changeType, scheduledShiftDate: date, oldShiftSnapshot: old, newShiftSnapshot: new, reason: reason,
+            createdShifts: created)
+    }
+
+    private func createdShifts(_ r: inout JSONReader, _ path: @autoclosure () -> String) throws(StorageError) -> CreatedShifts {
+        let start = r.position
+        var ids: [ShiftID]?
+        var lastDate: LocalDate?
+        try r.readObject { r, key throws(StorageError) in
+            switch key {
+            case "lastDate": lastDate = try r.readDate(path() + ".lastDate")
+            case "shiftIDs":
+                var read: [ShiftID] = []
+                try r.readArray { r, index throws(StorageError) in read.append(ShiftID(try r.readUUID("\(path()).shiftIDs[\(index)]"))) }
+                ids = read
+            default: throw unknown(key, path(), r)
+            }
+        }
+        guard let ids else { throw missing("shiftIDs", path(), r, start) }
+        guard let lastDate else { throw missing("lastDate", path(), r, start) }
+        return CreatedShifts(shiftIDs: ids, lastDate: lastDate)
     }
 }

@@ -8,17 +8,20 @@ import ShiftCore
 /// one-line diff.
 public enum StoreFileCodec {
     /// The version this build writes.
-    public static let currentVersion = 2
+    public static let currentVersion = 3
     /// The oldest version this build still reads (and migrates on the next save).
     public static let oldestVersion = 1
     static let formatName = "shiftscheduler"
 
     // MARK: Encoding
 
-    /// The file's bytes for a schedule.
+    /// The file's bytes for a schedule. Call `schedule.changeLog.prepare()` first when the
+    /// schedule came from a JSON store: its log is read then, and a damaged one throws there.
     public static func encode(_ schedule: Schedule) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + schedule.shiftCount * 150 + schedule.changeLog.count * 600)
-        w.raw("{\n  \"format\": \"shiftscheduler\",\n  \"version\": 2,\n  \"settings\": ")
+        w.raw("{\n  \"format\": \"shiftscheduler\",\n  \"version\": ")
+        w.int(currentVersion)
+        w.raw(",\n  \"settings\": ")
         writeSettings(schedule.settings, &w)
         w.raw(",")
         w.section("locations", schedule.locations) { w, location in
@@ -125,6 +128,16 @@ public enum StoreFileCodec {
         if let old = entry.oldShiftSnapshot { w.key("oldShiftSnapshot"); writeSnapshot(old, &w) }
         if let new = entry.newShiftSnapshot { w.key("newShiftSnapshot"); writeSnapshot(new, &w) }
         if let reason = entry.reason { w.key("reason"); w.string(reason) }
+        if let created = entry.createdShifts {
+            w.key("createdShifts")
+            w.beginObject()
+            w.key("lastDate"); w.date(created.lastDate)
+            w.key("shiftIDs")
+            w.beginArray()
+            for id in created.shiftIDs { w.element(); w.uuid(id.rawValue) }
+            w.endArray()
+            w.endObject()
+        }
         w.endObject()
     }
 }

@@ -32,6 +32,10 @@ enum PostgresSchema {
     /// The migrations in order: a name and its statements (`{schema}` is the schema's name).
     static let migrations: [(name: String, statements: [String])] = [
         ("v1-schema", version1),
+        // One change-log entry for the shifts a commit creates in bulk, instead of one each.
+        ("v2-created-shifts", [
+            "ALTER TABLE {schema}.change_log ADD COLUMN created_shift_ids bytea, ADD COLUMN created_last_date integer",
+        ]),
     ]
 
     /// What a database holds for one schema.

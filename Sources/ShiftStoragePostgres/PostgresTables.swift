@@ -277,9 +277,10 @@ enum ChangeLogTable: EntityTable {
         "person_name", "notes",
     ]
     static let columns = ["id", "timestamp", "user_id", "user_display_name", "change_type", "shift_date", "reason"]
-        + snapshotFields.map { "old_" + $0 } + snapshotFields.map { "new_" + $0 }
+        + snapshotFields.map { "old_" + $0 } + snapshotFields.map { "new_" + $0 } + ["created_shift_ids", "created_last_date"]
     private static let oldSnapshotColumn = 7
     private static let newSnapshotColumn = oldSnapshotColumn + snapshotFields.count
+    private static let createdColumn = newSnapshotColumn + snapshotFields.count
 
     static func bind(_ entry: ChangeLogEntry, _ b: inout PostgresBindings) {
         b.id(entry.id)
@@ -291,6 +292,13 @@ enum ChangeLogTable: EntityTable {
         b.append(entry.reason)
         bind(entry.oldShiftSnapshot, &b)
         bind(entry.newShiftSnapshot, &b)
+        if let created = entry.createdShifts {
+            b.append(ByteBuffer(bytes: created.packedIDs))
+            b.date(created.lastDate)
+        } else {
+            b.appendNull()
+            b.appendNull()
+        }
     }
 
     private static func bind(_ snapshot: ShiftSnapshot?, _ b: inout PostgresBindings) {
@@ -321,7 +329,15 @@ enum ChangeLogTable: EntityTable {
             id: try row.id(0), timestamp: Millis.date(try row.int(1)), userId: try row.text(2),
             userDisplayName: try row.text(3), changeType: changeType, scheduledShiftDate: try row.date(5),
             oldShiftSnapshot: try snapshot(row, at: oldSnapshotColumn), newShiftSnapshot: try snapshot(row, at: newSnapshotColumn),
-            reason: try row.optionalText(6))
+            reason: try row.optionalText(6), createdShifts: try createdShifts(row))
+    }
+
+    private static func createdShifts(_ row: RowReader) throws -> CreatedShifts? {
+        guard let buffer = try row.value(createdColumn, ByteBuffer?.self) else { return nil }
+        guard let ids = CreatedShifts.unpackIDs(buffer.readableBytesView), !ids.isEmpty else {
+            throw ContentError(description: "column created_shift_ids: not a list of 16-byte ids")
+        }
+        return CreatedShifts(shiftIDs: ids, lastDate: try row.date(createdColumn + 1))
     }
 
     private static func snapshot(_ row: RowReader, at first: Int) throws -> ShiftSnapshot? {

@@ -8,7 +8,7 @@ import ShiftCore
 /// number, so a build that meets a higher number (or a migration it does not know) refuses the
 /// store instead of writing over a layout it does not understand.
 ///
-/// Layout (version 1):
+/// Layout (version 2; version 1 lacked the two `created_*` columns of `change_log`):
 /// - Ids are 16-byte BLOBs: the UUID's bytes, whose order is `Identifier`'s `<` (and the order
 ///   of their lowercase text), so `ORDER BY id` is id order and a hex prefix is a BLOB range.
 /// - Dates are INTEGER day numbers (`LocalDate.dayNumber`); change-log instants are INTEGER
@@ -16,7 +16,9 @@ import ShiftCore
 /// - Attributes and `settings.extra` are JSON text written as the JSON store writes them (NULL
 ///   when empty). Durations are their text form (`07:00-19:00`, `all-day`).
 /// - `change_log.seq` (the rowid) is the commit order. Snapshots are columns (`old_*`, `new_*`),
-///   NULL when the entry has none; they are history and reference nothing.
+///   NULL when the entry has none; they are history and reference nothing. An entry for the
+///   shifts one commit created (`CreatedShifts`) keeps their ids in `created_shift_ids`, 16 bytes
+///   each back to back, and their latest date in `created_last_date`.
 /// - The two big tables, `shifts` and `change_log`, keep rows by an integer rowid (`seq`) and
 ///   every key, their unique ids too, in separate indexes: a bulk `write` drops the indexes,
 ///   appends the rows and builds each index in one sorted pass.
@@ -27,7 +29,7 @@ import ShiftCore
 enum SQLiteSchema {
     static let format = "shiftscheduler"
     /// The version this build reads and writes.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The migrations, in order. `initialSettings` are the settings a new store starts with.
     static func migrator(initialSettings: StoreSettings) -> DatabaseMigrator {
@@ -43,6 +45,14 @@ enum SQLiteSchema {
                     """,
                 arguments: [format, storeIDBytes])
             try SettingsRow.insert(initialSettings, db)
+        }
+        // One change-log entry for the shifts a commit creates in bulk, instead of one each.
+        migrator.registerMigration("v2-created-shifts") { db in
+            try db.execute(sql: """
+                ALTER TABLE change_log ADD COLUMN created_shift_ids BLOB;
+                ALTER TABLE change_log ADD COLUMN created_last_date INTEGER;
+                UPDATE meta SET version = 2 WHERE id = 1;
+                """)
         }
         return migrator
     }

@@ -179,6 +179,13 @@ struct Columns {
         return UUID(uuid: raw)
     }
 
+    func blob(_ index: CInt) throws -> [UInt8] {
+        guard sqlite3_column_type(statement, index) == SQLITE_BLOB else { throw mismatch(index, "bytes") }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     func id<Entity>(_ index: CInt) throws -> Identifier<Entity> { Identifier(try uuid(index)) }
 
     func optionalID<Entity>(_ index: CInt) throws -> Identifier<Entity>? {

@@ -313,9 +313,10 @@ enum ChangeLogTable: EntityTable {
         "person_name", "notes",
     ]
     static let columns = ["id", "timestamp", "user_id", "user_display_name", "change_type", "shift_date", "reason"]
-        + snapshotFields.map { "old_" + $0 } + snapshotFields.map { "new_" + $0 }
+        + snapshotFields.map { "old_" + $0 } + snapshotFields.map { "new_" + $0 } + ["created_shift_ids", "created_last_date"]
     private static let oldSnapshotColumn: CInt = 7
     private static let newSnapshotColumn = oldSnapshotColumn + CInt(snapshotFields.count)
+    private static let createdColumn = newSnapshotColumn + CInt(snapshotFields.count)
 
     static func bind(_ entry: ChangeLogEntry, _ b: inout Binder) {
         b.id(entry.id)
@@ -327,6 +328,13 @@ enum ChangeLogTable: EntityTable {
         b.text(entry.reason)
         bind(entry.oldShiftSnapshot, &b)
         bind(entry.newShiftSnapshot, &b)
+        if let created = entry.createdShifts {
+            b.blob(created.packedIDs)
+            b.date(created.lastDate)
+        } else {
+            b.null()
+            b.null()
+        }
     }
 
     private static func bind(_ snapshot: ShiftSnapshot?, _ b: inout Binder) {
@@ -356,7 +364,15 @@ enum ChangeLogTable: EntityTable {
             id: try row.id(0), timestamp: Millis.date(try row.int(1)), userId: try row.text(2),
             userDisplayName: try row.text(3), changeType: changeType, scheduledShiftDate: try row.date(5),
             oldShiftSnapshot: try snapshot(row, at: oldSnapshotColumn), newShiftSnapshot: try snapshot(row, at: newSnapshotColumn),
-            reason: try row.optionalText(6))
+            reason: try row.optionalText(6), createdShifts: try createdShifts(row))
+    }
+
+    private static func createdShifts(_ row: Columns) throws -> CreatedShifts? {
+        guard !row.isNull(createdColumn) else { return nil }
+        guard let ids = CreatedShifts.unpackIDs(try row.blob(createdColumn)), !ids.isEmpty else {
+            throw ContentError(description: "column created_shift_ids: not a list of 16-byte ids")
+        }
+        return CreatedShifts(shiftIDs: ids, lastDate: try row.date(createdColumn + 1))
     }
 
     private static func snapshot(_ row: Columns, at first: CInt) throws -> ShiftSnapshot? {

@@ -70,7 +70,7 @@ extension MalformedInputTests {
         },
         sqliteEdit("the meta row is gone", ["not a ShiftScheduler store", "meta"], "DELETE FROM meta"),
         // Written by a newer build.
-        sqliteEdit("a future format version", ["version 2", "newer", "upgrade"], "UPDATE meta SET version = 2"),
+        sqliteEdit("a future format version", ["version 99", "newer", "upgrade"], "UPDATE meta SET version = 99"),
         sqliteEdit("a migration this build does not know", ["newer", "upgrade"],
                    "INSERT INTO grdb_migrations (identifier) VALUES ('v2-from-the-future')"),
         // A catalog that breaks a core invariant.
@@ -98,8 +98,10 @@ extension MalformedInputTests {
                 """, transaction: false)
         }, commands: [["schedule", "list"], ["validate"]], says: ["schedule.sqlite", "date index", "damaged"], sameBytes: false),
         // The catalog opens, the shifts' pages are damaged: a command that reads them fails.
+        // (`validate` reads only what its rules judge, each person's shifts through the index;
+        // these open shifts are in no one's timeline, so it is not among these commands.)
         SQLiteCase(name: "damaged shift pages", prepare: { sandbox, path in try damageShiftPages(sandbox, path) },
-                   commands: [["schedule", "list"], ["schedule", "add", "--type", "D", "--date", "2031-06-01"], ["validate"],
+                   commands: [["schedule", "list"], ["schedule", "add", "--type", "D", "--date", "2031-06-01"],
                               ["export", "--file-format", "csv"]],
                    says: ["schedule.sqlite", "malformed"], sameBytes: false),
     ]
@@ -135,8 +137,10 @@ extension MalformedInputTests {
         let pages = try SQLiteFile.pages(of: "shifts", in: path)
         let size = try SQLiteFile.pageSize(path)
         let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        // The table's pages in the middle third of the file: every scan of the shifts meets them.
-        let middle = pages.filter { (fileSize / size / 3...2 * fileSize / size / 3).contains($0) }
+        // The table's pages past the first third of the file: every scan of the shifts meets them,
+        // and so does adding one (its row goes into the last leaf). The import is one log entry,
+        // so the shifts fill most of the file.
+        let middle = pages.filter { $0 > fileSize / size / 3 }
         try #require(middle.count >= 3, "shift pages in the middle of the file: \(pages)")
         let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         for page in middle {

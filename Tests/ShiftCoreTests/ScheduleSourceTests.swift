@@ -334,7 +334,8 @@ final class SourceRepository: ScheduleRepository {
         let schedule = await stores.sourced.schedule
         #expect(schedule.source != nil, "the store reads shifts from the source again")
         #expect(schedule.shiftCount == count)
-        #expect(schedule.changeLog.count == count)
+        #expect(schedule.changeLog.count == 1, "one entry for the batch")
+        #expect(schedule.changeLog.first?.createdShifts?.shiftIDs == shifts.map(\.id))
         #expect(schedule.shift(shifts[777].id) == shifts[777])
     }
 

@@ -102,13 +102,13 @@ import ShiftCore
         try await store.apply(.addPerson(Person(id: PersonID(uuid(11)), displayName: "Carol")))
         #expect(String(decoding: readBytes(path + ".v1.bak"), as: UTF8.self) == original, "the old file is kept")
         let (migrated, version) = try StoreFileCodec.decode(readBytes(path), path: path)
-        #expect(version == 2)
+        #expect(version == StoreFileCodec.currentVersion)
         #expect(migrated.personCount == 2 && migrated.shiftCount == 1)
     }
 
     @Test func aNewerVersionIsRefusedWithAClearMessage() {
         let bytes = Array(#"{"format": "shiftscheduler", "version": 9, "settings": {"timeZone": "UTC"}}"#.utf8)
-        #expect(throws: StorageError.unsupportedVersion(path: "s.json", version: 9, newest: 2)) {
+        #expect(throws: StorageError.unsupportedVersion(path: "s.json", version: 9, newest: StoreFileCodec.currentVersion)) {
             try StoreFileCodec.decode(bytes, path: "s.json")
         }
     }

@@ -150,4 +150,24 @@ struct Backend: CustomTestStringConvertible, Sendable {
         #expect(try repository.revision() == result.revision)
         withExtendedLifetime(keep) {}
     }
+
+    @Test(arguments: Backend.all) func aBulkCreationIsOneLogEntryThatSurvivesReopening(_ backend: Backend) async throws {
+        let (repository, reopen, keep) = try backend.make(base)
+        let store = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        try await store.apply(.batch([.addShiftType(type), .addPerson(person)]))
+        let count = ChangeLogEntry.batchThreshold + 20
+        let shifts = (0..<count).map { n in
+            ScheduledShift(id: ShiftID(uuid(1_000 + n)), shiftTypeID: type.id, date: LocalDate(dayNumber: 20_000 + Int32(n)), personID: person.id)
+        }
+        try await store.apply(.batch(shifts.map(Mutation.scheduleShift)), reason: "import")
+        try await store.apply(.batch([.scheduleShift(shift(1, "2020-01-01")), .unscheduleShift(shifts[0].id)]))
+        let (reloaded, _) = try reopen().load()
+        let log = Array(reloaded.changeLog)
+        #expect(log.map(\.changeType) == [.created, .created, .deleted])
+        #expect(log[0].createdShifts == CreatedShifts(shiftIDs: shifts.map(\.id), lastDate: shifts.last!.date))
+        #expect(log[0].scheduledShiftDate == shifts[0].date && log[0].reason == "import" && log[0].newShiftSnapshot == nil)
+        #expect(log[1].createdShifts == nil && log[1].newShiftSnapshot?.shiftID == shift(1).id, "a small change keeps its snapshot")
+        #expect(log[2].oldShiftSnapshot?.shiftID == shifts[0].id, "removing a shift of the batch logs what it was")
+        withExtendedLifetime(keep) {}
+    }
 }

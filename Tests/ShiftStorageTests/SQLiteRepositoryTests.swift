@@ -361,7 +361,8 @@ import ShiftCore
         try await store.apply(.batch(shifts.map { .scheduleShift($0) }))
         let (loaded, _) = try SQLiteRepository(path: path).load()
         #expect(loaded.shifts() == shifts)
-        #expect(loaded.changeLog.count == shifts.count)
+        #expect(loaded.changeLog.count == 1, "the batch is one entry")
+        #expect(loaded.changeLog.first?.createdShifts?.shiftIDs == shifts.map(\.id))
         #expect(loaded.shifts(ShiftQuery(personID: memory.people[2].id)) == memory.shifts(ShiftQuery(personID: memory.people[2].id)))
         #expect(loaded.shift(eventIdentifier: "ext-101@example.com") == memory.shift(eventIdentifier: "ext-101@example.com"))
         withExtendedLifetime(directory) {}
@@ -465,6 +466,34 @@ import ShiftCore
             guard let error = error as? StorageError else { return false }
             return "\(error)".hasPrefix(path + ":")
         }
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test func aVersionOneStoreIsMigratedWithItsLogAsItWas() async throws {
+        let original = try richSchedule()
+        let (_, path, directory) = try makeStore(original)
+        // Back to the layout of version 1: no created_* columns, the migration not applied.
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                ALTER TABLE change_log DROP COLUMN created_shift_ids;
+                ALTER TABLE change_log DROP COLUMN created_last_date;
+                UPDATE meta SET version = 1;
+                DELETE FROM grdb_migrations WHERE identifier = 'v2-created-shifts';
+                """)
+        }
+        let repository = try SQLiteRepository(path: path)
+        #expect(Array(try repository.load().0.changeLog) == Array(original.changeLog), "every entry as it was")
+        #expect(try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT version FROM meta") } == SQLiteSchema.currentVersion)
+        let store = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
+        let type = try #require(original.shiftTypes.first)
+        let count = ChangeLogEntry.batchThreshold
+        let shifts = (0..<count).map { n in
+            ScheduledShift(id: ShiftID(uuid(5_000 + n)), shiftTypeID: type.id, date: LocalDate(dayNumber: 21_000 + Int32(n)))
+        }
+        try await store.apply(.batch(shifts.map(Mutation.scheduleShift)))
+        let log = Array(try SQLiteRepository(path: path).load().0.changeLog)
+        #expect(log.count == original.changeLog.count + 1)
+        #expect(log.last?.createdShifts?.shiftIDs == shifts.map(\.id))
         withExtendedLifetime(directory) {}
     }
 

@@ -48,8 +48,58 @@ public struct ShiftSnapshot: Codable, Hashable, Sendable {
     }
 }
 
+/// The shifts one commit created, logged as one entry instead of one entry each: a bulk import
+/// or rotation of a million shifts must not weigh more in the log than in the schedule.
+public struct CreatedShifts: Hashable, Sendable {
+    /// The shifts' ids, in the order the commit created them.
+    public var shiftIDs: [ShiftID]
+    /// The latest of their dates (the entry's `scheduledShiftDate` is the earliest).
+    public var lastDate: LocalDate
+
+    public init(shiftIDs: [ShiftID], lastDate: LocalDate) {
+        self.shiftIDs = shiftIDs
+        self.lastDate = lastDate
+    }
+
+    /// The ids as 16 bytes each, back to back (how the SQLite and PostgreSQL stores keep them).
+    public var packedIDs: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(shiftIDs.count * 16)
+        for id in shiftIDs { withUnsafeBytes(of: id.rawValue.uuid) { bytes.append(contentsOf: $0) } }
+        return bytes
+    }
+
+    /// The ids of `packedIDs`; nil when the byte count is not a multiple of 16.
+    public static func unpackIDs(_ bytes: some Collection<UInt8>) -> [ShiftID]? {
+        guard bytes.count % 16 == 0 else { return nil }
+        let flat = Array(bytes)
+        var ids: [ShiftID] = []
+        ids.reserveCapacity(flat.count / 16)
+        flat.withUnsafeBytes { raw in
+            for offset in stride(from: 0, to: raw.count, by: 16) {
+                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + 16])) }
+                ids.append(ShiftID(UUID(uuid: uuid)))
+            }
+        }
+        return ids
+    }
+}
+
+extension CreatedShifts: Codable {
+    private enum CodingKeys: String, CodingKey { case shiftIDs, lastDate }
+}
+
 /// One line of the change log: who changed which shift, when, from what to what, and why.
+///
+/// An entry is about one shift (with snapshots), or, for a commit that created at least
+/// `ChangeLogEntry.batchThreshold` shifts, about all the shifts it created with one reason
+/// (`createdShifts`, change type `created`, no snapshots: the shifts are in the schedule, and a
+/// later change or removal logs what they were).
 public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
+    /// A commit that creates at least this many shifts (with one reason) logs them as one entry.
+    public static let batchThreshold = 100
+
     public var id: ChangeLogEntryID
     /// When the change was committed (whole milliseconds, so it survives a round trip).
     public var timestamp: Date
@@ -60,11 +110,13 @@ public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
     public var oldShiftSnapshot: ShiftSnapshot?
     public var newShiftSnapshot: ShiftSnapshot?
     public var reason: String?
+    /// For an entry about a batch: the shifts the commit created (nil for an entry about one shift).
+    public var createdShifts: CreatedShifts?
 
     public init(
         id: ChangeLogEntryID, timestamp: Date, userId: String, userDisplayName: String, changeType: ChangeType,
         scheduledShiftDate: LocalDate, oldShiftSnapshot: ShiftSnapshot? = nil,
-        newShiftSnapshot: ShiftSnapshot? = nil, reason: String? = nil
+        newShiftSnapshot: ShiftSnapshot? = nil, reason: String? = nil, createdShifts: CreatedShifts? = nil
     ) {
         self.id = id
         self.timestamp = timestamp
@@ -75,11 +127,15 @@ public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
         self.oldShiftSnapshot = oldShiftSnapshot
         self.newShiftSnapshot = newShiftSnapshot
         self.reason = reason
+        self.createdShifts = createdShifts
     }
+
+    /// How many shifts the entry is about.
+    public var shiftCount: Int { createdShifts?.shiftIDs.count ?? 1 }
 
     private enum CodingKeys: String, CodingKey {
         case id, timestamp, userId, userDisplayName, changeType, scheduledShiftDate
-        case oldShiftSnapshot, newShiftSnapshot, reason
+        case oldShiftSnapshot, newShiftSnapshot, reason, createdShifts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -98,6 +154,7 @@ public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
         oldShiftSnapshot = try c.decodeIfPresent(ShiftSnapshot.self, forKey: .oldShiftSnapshot)
         newShiftSnapshot = try c.decodeIfPresent(ShiftSnapshot.self, forKey: .newShiftSnapshot)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        createdShifts = try c.decodeIfPresent(CreatedShifts.self, forKey: .createdShifts)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -111,6 +168,7 @@ public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
         try c.encodeIfPresent(oldShiftSnapshot, forKey: .oldShiftSnapshot)
         try c.encodeIfPresent(newShiftSnapshot, forKey: .newShiftSnapshot)
         try c.encodeIfPresent(reason, forKey: .reason)
+        try c.encodeIfPresent(createdShifts, forKey: .createdShifts)
     }
 }
 

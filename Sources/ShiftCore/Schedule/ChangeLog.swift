@@ -9,7 +9,7 @@ import Synchronization
 /// ends where the tail's written part ends appends in place (no copy of the tail, no allocation
 /// per entry); a copy that ends before (another copy appended past it) takes its own tail first.
 ///
-/// Over a `ScheduleSource` (a SQLite store) the stored entries stay in the source and only the
+/// Over a `ChangeLogSource` (a SQLite or PostgreSQL store, or a JSON store's unread section) the stored entries stay in the source and only the
 /// entries a mutation appends are held here, after them; a prune is remembered as a cutoff
 /// (`prunedBefore`) that hides the source's older entries until the repository deletes them.
 public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
@@ -54,7 +54,7 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
     private var chunks: TreeDictionary<Int, Chunk> = [:]
     private var tail: Chunk?
     private var tailCount = 0
-    private var source: (any ScheduleSource)?
+    private var source: (any ChangeLogSource)?
     /// Entries older than this were pruned in this log (a source's entries are deleted when the
     /// repository commits it).
     public private(set) var prunedBefore: Date?
@@ -66,8 +66,14 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
     }
 
     /// The log a source holds, with nothing appended yet.
-    public init(source: any ScheduleSource) {
+    public init(source: any ChangeLogSource) {
         self.source = source
+    }
+
+    /// Reads what the source deferred (a JSON store's log section) and throws what it met. A
+    /// command that shows or writes the log calls it first, so a damaged log is an error.
+    public func prepare() throws {
+        try source?.prepare()
     }
 
     private var localCount: Int { chunks.count * ChangeLog.chunkSize + tailCount }

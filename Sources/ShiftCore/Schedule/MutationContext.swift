@@ -191,6 +191,15 @@ struct MutationContext {
         guard entry.timestamp.timeIntervalSince1970.isFinite else {
             throw .invalidValue(field: field + ".timestamp", reason: "must be a finite instant")
         }
+        if let created = entry.createdShifts {
+            guard entry.changeType == .created else {
+                throw .invalidValue(field: field + ".createdShifts", reason: "only an entry of change type created lists created shifts")
+            }
+            guard !created.shiftIDs.isEmpty else { throw .invalidValue(field: field + ".createdShifts.shiftIDs", reason: "must not be empty") }
+            guard created.lastDate >= entry.scheduledShiftDate else {
+                throw .invalidValue(field: field + ".createdShifts.lastDate", reason: "must not be before scheduledShiftDate")
+            }
+        }
         var stored = entry
         stored.timestamp = Timestamp.truncated(entry.timestamp)
         schedule.changeLog.append(stored)

@@ -47,7 +47,7 @@ public struct Schedule: Sendable {
     public init(
         settings: StoreSettings, locations: [Location] = [], shiftTypes: [ShiftType] = [], people: [Person] = [],
         shifts: [ScheduledShift] = [], demand: [Demand] = [], availability: [Availability] = [],
-        changeLog: [ChangeLogEntry] = []
+        changeLog: [ChangeLogEntry] = [], changeLogSource: (any ChangeLogSource)? = nil
     ) throws(ScheduleError) {
         try self.init(settings: settings)
         var context = MutationContext(schedule: self, recordsChanges: false, defersShiftIndex: true)
@@ -59,7 +59,10 @@ public struct Schedule: Sendable {
         for (i, item) in availability.enumerated() { try context.add(item, field: "availability[\(i)]") }
         self = context.schedule
         self.index = ShiftIndex(shifts: shifts)
-        self.changeLog = ChangeLog(changeLog)
+        // A log section left unread (a JSON store opened by a command that does not show the
+        // log) stays in its source, the given entries after it.
+        self.changeLog = changeLogSource.map { ChangeLog(source: $0) } ?? ChangeLog()
+        self.changeLog.append(contentsOf: changeLog)
     }
 
     /// A schedule whose catalog (settings, locations, shift types, people, demand, availability)
@@ -90,9 +93,10 @@ public struct Schedule: Sendable {
     }
 
     /// The same schedule held wholly in memory: every shift and log entry read from the source
-    /// once. For whole-schedule work (validating, exporting, migrating) where one read beats many
+    /// once. `readingChangeLog: false` leaves the log in the source, read from it when asked:
+    /// for whole-schedule work that never shows it (`validate`). For whole-schedule work (validating, exporting, migrating) where one read beats many
     /// queries. A schedule without a source is returned as it is.
-    public func materialized() throws(ScheduleError) -> Schedule {
+    public func materialized(readingChangeLog: Bool = true) throws(ScheduleError) -> Schedule {
         guard source != nil else { return self }
         var copy = try Schedule(settings: settings)
         var context = MutationContext(schedule: copy, recordsChanges: false, defersShiftIndex: true)
@@ -112,7 +116,7 @@ public struct Schedule: Sendable {
         for item in availabilityStore.values { try context.add(item, field: "availability") }
         copy = context.schedule
         copy.index = ShiftIndex(shifts: copy.shiftStore.values)
-        copy.changeLog = ChangeLog(changeLog)
+        copy.changeLog = readingChangeLog ? ChangeLog(changeLog) : changeLog
         return copy
     }
 

@@ -1,5 +1,34 @@
 import Foundation
 
+/// Where a change log's stored entries live when they are not held in memory: the log table of a
+/// SQLite or PostgreSQL store, or the change-log section of a JSON store, decoded only when a
+/// command asks for an entry (`validate`, listings and `solve` never do).
+///
+/// Its methods do not throw; `prepare()` reads what is deferred and throws what it met, so that
+/// a command that needs the log (`log`, any save) reports a damaged one instead of seeing it empty.
+public protocol ChangeLogSource: AnyObject, Sendable {
+    /// How many entries the log holds (only those with `timestamp >= notBefore`, when given).
+    func changeLogCount(notBefore: Date?) -> Int
+
+    /// Entries in commit order, skipping `offset` of them, at most `limit` (only those with
+    /// `timestamp >= notBefore`, when given).
+    func changeLogEntries(notBefore: Date?, offset: Int, limit: Int) -> [ChangeLogEntry]
+
+    /// Entries with `from <= timestamp <= to` (each bound optional), in commit order or the
+    /// reverse, at most `limit`.
+    func changeLogEntries(from: Date?, to: Date?, newestFirst: Bool, limit: Int?) -> [ChangeLogEntry]
+
+    /// Whether the log holds an entry with this id.
+    func containsChangeLogEntry(_ id: ChangeLogEntryID) -> Bool
+
+    /// Reads whatever the source deferred and throws the error it met (a damaged section).
+    func prepare() throws
+}
+
+extension ChangeLogSource {
+    public func prepare() throws {}
+}
+
 /// Where the big parts of a schedule live when they are not held in memory: the scheduled
 /// shifts and the change log of a SQLite store, read on demand.
 ///
@@ -15,7 +44,7 @@ import Foundation
 /// mutation instead of letting a rule pass on missing data.
 ///
 /// Sources are read from several threads at once (the rule engine's workers).
-public protocol ScheduleSource: AnyObject, Sendable {
+public protocol ScheduleSource: ChangeLogSource {
     // MARK: Shifts
 
     /// How many shifts the store holds.
@@ -46,22 +75,6 @@ public protocol ScheduleSource: AnyObject, Sendable {
 
     /// Shifts whose id, as lowercase text, starts with `prefix`, in id order, at most `limit`.
     func shifts(idPrefix: String, limit: Int) -> [ScheduledShift]
-
-    // MARK: Change log
-
-    /// How many entries the log holds (only those with `timestamp >= notBefore`, when given).
-    func changeLogCount(notBefore: Date?) -> Int
-
-    /// Entries in commit order, skipping `offset` of them, at most `limit` (only those with
-    /// `timestamp >= notBefore`, when given).
-    func changeLogEntries(notBefore: Date?, offset: Int, limit: Int) -> [ChangeLogEntry]
-
-    /// Entries with `from <= timestamp <= to` (each bound optional), in commit order or the
-    /// reverse, at most `limit`.
-    func changeLogEntries(from: Date?, to: Date?, newestFirst: Bool, limit: Int?) -> [ChangeLogEntry]
-
-    /// Whether the log holds an entry with this id.
-    func containsChangeLogEntry(_ id: ChangeLogEntryID) -> Bool
 
     // MARK: Failures
 

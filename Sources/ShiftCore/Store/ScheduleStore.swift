@@ -274,14 +274,41 @@ public actor ScheduleStore {
         return all
     }
 
-    /// One entry per shift change; `reason` stands in where the change gives none.
+    /// One entry per shift change; `reason` stands in where the change gives none. The shifts a
+    /// commit creates with one reason are one entry when they are at least
+    /// `ChangeLogEntry.batchThreshold`, in the place of the first of them.
     private func logEntries(
         for changes: [Change], before: Schedule, after: Schedule, user: UserProfile, timestamp: Date, reason defaultReason: String?
     ) -> [ChangeLogEntry] {
-        var entries: [ChangeLogEntry] = []
-        entries.reserveCapacity(changes.count)
+        var createdByReason: [String?: Int] = [:]
         for change in changes {
-            guard case let .shift(old, new, reason) = change else { continue }
+            if case let .shift(nil, _?, reason) = change { createdByReason[reason ?? defaultReason, default: 0] += 1 }
+        }
+        let batched = Set(createdByReason.filter { $0.value >= ChangeLogEntry.batchThreshold }.keys)
+        var batches: [String?: (position: Int, ids: [ShiftID], first: LocalDate, last: LocalDate)] = [:]
+        var entries: [ChangeLogEntry] = []
+        entries.reserveCapacity(batched.isEmpty ? changes.count : changes.count - createdByReason.values.reduce(0, +) + batched.count)
+        func entry(_ changeType: ChangeType, date: LocalDate, old: ShiftSnapshot?, new: ShiftSnapshot?, reason: String?) -> ChangeLogEntry {
+            ChangeLogEntry(
+                id: ChangeLogEntryID(environment.makeUUID()), timestamp: timestamp, userId: user.userId,
+                userDisplayName: user.displayName, changeType: changeType, scheduledShiftDate: date,
+                oldShiftSnapshot: old, newShiftSnapshot: new, reason: reason)
+        }
+        for change in changes {
+            guard case let .shift(old, new, ownReason) = change else { continue }
+            let reason = ownReason ?? defaultReason
+            if old == nil, let new, batched.contains(reason) {
+                if var batch = batches[reason] {
+                    batch.ids.append(new.id)
+                    batch.first = min(batch.first, new.date)
+                    batch.last = max(batch.last, new.date)
+                    batches[reason] = batch
+                } else {
+                    batches[reason] = (entries.count, [new.id], new.date, new.date)
+                    entries.append(entry(.created, date: new.date, old: nil, new: nil, reason: reason))
+                }
+                continue
+            }
             let changeType: ChangeType = switch (old, new) {
             case (nil, _): .created
             case (_, nil): .deleted
@@ -289,12 +316,13 @@ public actor ScheduleStore {
             case let (old?, new?) where old.personID != new.personID: .reassigned
             default: .updated
             }
-            entries.append(ChangeLogEntry(
-                id: ChangeLogEntryID(environment.makeUUID()), timestamp: timestamp, userId: user.userId,
-                userDisplayName: user.displayName, changeType: changeType,
-                scheduledShiftDate: (new ?? old)!.date,
-                oldShiftSnapshot: old.map { before.snapshot(of: $0) ?? after.snapshot(of: $0)! },
-                newShiftSnapshot: new.flatMap { after.snapshot(of: $0) }, reason: reason ?? defaultReason))
+            entries.append(entry(
+                changeType, date: (new ?? old)!.date, old: old.map { before.snapshot(of: $0) ?? after.snapshot(of: $0)! },
+                new: new.flatMap { after.snapshot(of: $0) }, reason: reason))
+        }
+        for batch in batches.values {
+            entries[batch.position].scheduledShiftDate = batch.first
+            entries[batch.position].createdShifts = CreatedShifts(shiftIDs: batch.ids, lastDate: batch.last)
         }
         return entries
     }

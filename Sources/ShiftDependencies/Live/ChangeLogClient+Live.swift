@@ -14,9 +14,14 @@ extension ChangeLogClient: DependencyKey {
     static func live(_ connection: @escaping @Sendable () -> ScheduleConnection) -> ChangeLogClient {
         ChangeLogClient(
             save: { entry in try await connection().apply(.recordChangeLogEntry(entry)) },
-            fetchAll: { try await connection().read { $0.changeLog.entries(newestFirst: true) } },
-            fetchInRange: { from, to in try await connection().read { $0.changeLog.entries(from: from, to: to, newestFirst: true) } },
-            fetchRecent: { limit in try await connection().read { $0.changeLog.entries(newestFirst: true, limit: max(0, limit)) } },
+            // `prepare()`: a JSON store's log is read on first use, and a damaged one throws here.
+            fetchAll: { try await connection().read { try $0.changeLog.prepare(); return $0.changeLog.entries(newestFirst: true) } },
+            fetchInRange: { from, to in
+                try await connection().read { try $0.changeLog.prepare(); return $0.changeLog.entries(from: from, to: to, newestFirst: true) }
+            },
+            fetchRecent: { limit in
+                try await connection().read { try $0.changeLog.prepare(); return $0.changeLog.entries(newestFirst: true, limit: max(0, limit)) }
+            },
             deleteOlderThan: { date in try await Self.prune(connection(), before: date) },
             deleteAll: { try await Self.prune(connection(), before: .distantFuture) },
             observe: { limit in

@@ -45,7 +45,7 @@ extension PersistenceClient: DependencyKey {
                 try await connection().apply(exists ? .updatePerson(person) : .addPerson(person))
             },
             deletePerson: { id in try await connection().apply(.removePerson(id)) },
-            fetchChangeLogEntries: { try await connection().read { $0.changeLog.entries(newestFirst: true) } },
+            fetchChangeLogEntries: { try await connection().read { try $0.changeLog.prepare(); return $0.changeLog.entries(newestFirst: true) } },
             changeLogRetention: { try await connection().read(\.settings.changeLogRetention) },
             setChangeLogRetention: { policy in
                 try await connection().updateSettings { $0.changeLogRetention = policy }

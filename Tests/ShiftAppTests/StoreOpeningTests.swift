@@ -1,0 +1,74 @@
+import Foundation
+import ShiftCore
+import ShiftStorage
+import Testing
+
+/// What opening a store reads: `validate` over SQLite without the whole schedule in memory, and
+/// a change log that bulk changes keep small and only `log` reads.
+@Suite struct StoreOpeningTests {
+    private static func id(_ n: Int) -> UUID { UUID(uuidString: String(format: "30000000-0000-4000-8000-%012x", n))! }
+
+    /// Three shift types and twelve people over sixty days, with a double booking, a short rest
+    /// and two shifts on one day every few days: the peers' three constraints find something.
+    static func roster() throws -> Schedule {
+        let types = [("E", "06:00-14:00"), ("L", "14:00-22:00"), ("N", "22:00-06:00")].enumerated().map { n, item in
+            ShiftType(id: ShiftTypeID(id(n + 1)), symbol: item.0, title: item.0, duration: ShiftDuration(item.1)!)
+        }
+        let people = (0..<12).map { Person(id: PersonID(id(100 + $0)), displayName: "P\($0)") }
+        var shifts: [ScheduledShift] = []
+        let first = LocalDate("2026-01-05")!
+        for day in 0..<60 {
+            for (n, person) in people.enumerated() where (day + n) % 7 < 5 {
+                var type = types[(day / 7 + n) % 3]
+                // Every 9th day someone works the night before an early: a short rest.
+                if (day + n) % 9 == 0 { type = types[0] }
+                shifts.append(ScheduledShift(
+                    id: ShiftID(id(10_000 + shifts.count)), shiftTypeID: type.id, date: first.adding(days: day), personID: person.id))
+                if (day * 7 + n) % 23 == 0 {
+                    shifts.append(ScheduledShift(
+                        id: ShiftID(id(10_000 + shifts.count)), shiftTypeID: types[1].id, date: first.adding(days: day), personID: person.id))
+                }
+            }
+        }
+        return try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"), shiftTypes: types, people: people, shifts: shifts)
+    }
+
+    static let peerRules = CLI.repositoryRoot + "/rules/examples/peers"
+
+    @Test func validateOverSQLiteReadsByPersonAndFindsWhatItFindsInMemory() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try JSONFileRepository(path: sandbox.store).write(StoreFileCodec.encode(try Self.roster()))
+        #expect(try sandbox.run("migrate", "--to", "schedule.sqlite").status == 0)
+        let inMemory = try sandbox.run("validate", "--rules", Self.peerRules, "--score", "--limit", "0", "--format", "json")
+        let overSQLite = try sandbox.run(
+            "--store", "schedule.sqlite", "validate", "--rules", Self.peerRules, "--score", "--limit", "0", "--format", "json")
+        #expect(inMemory.status == 1, "the roster breaks the rules: \(inMemory.stderr)")
+        #expect(overSQLite.status == inMemory.status, "\(overSQLite.stderr)")
+        #expect(try json(overSQLite.stdout)["errors"] as? Int ?? 0 > 0)
+        #expect(overSQLite.stdout == inMemory.stdout, "the same findings, in the same order, and the same score")
+    }
+
+    @Test(arguments: ["schedule.json", "schedule.sqlite"]) func anImportIsOneLogEntryThatSaysWhatItAdded(_ store: String) throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        #expect(try sandbox.run("--store", store, "init", "--no-rules", "--time-zone", "UTC").status == 0)
+        #expect(try sandbox.run("--store", store, "type", "add", "D", "--title", "Day", "--time", "07:00-19:00").status == 0)
+        #expect(try sandbox.run("--store", store, "person", "add", "Ann").status == 0)
+        let rows = (0..<150).map { "\(LocalDate("2026-01-01")!.adding(days: $0)),D,Ann" }
+        try sandbox.write("date,type,person\n" + rows.joined(separator: "\n") + "\n", to: "roster.csv")
+        let imported = try sandbox.run("--store", store, "import", "roster.csv")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let log = try sandbox.run("--store", store, "log", "--format", "json")
+        let entries = try #require(try json(log.stdout)["entries"] as? [[String: Any]])
+        let batch = try #require(entries.first)
+        #expect(batch["changeType"] as? String == "created")
+        #expect(batch["scheduledShiftDate"] as? String == "2026-01-01")
+        let created = try #require(batch["createdShifts"] as? [String: Any])
+        #expect((created["shiftIDs"] as? [String])?.count == 150)
+        #expect(created["lastDate"] as? String == "2026-05-30")
+        #expect(entries.count == 1, "one entry for the import: \(entries.count)")
+        let text = try sandbox.run("--store", store, "log", "--limit", "1")
+        #expect(text.stdout.contains("2026-01-01…2026-05-30") && text.stdout.contains("150 shifts"), "\(text.stdout)")
+    }
+}
