@@ -104,8 +104,11 @@ public struct ViolationReport: Encodable, Sendable {
     public let warnings: Int
     public let penalties: Int
     public let violations: [ViolationOutput]
-    /// Violations found but not listed (`validate --limit`).
+    /// Violations found but not listed: past `validate --limit`, or past `listBound`.
     public let omitted: Int
+    /// Why some were not listed: `limit` (`--limit`) or `memory` (more than `listBound`); nil
+    /// when every finding is listed.
+    public let omittedBecause: String?
     public let score: ScoreOutput?
     /// `validate --stats`.
     public var stats: ValidateStats?
@@ -113,26 +116,81 @@ public struct ViolationReport: Encodable, Sendable {
     /// The first day of the week, for grouping findings in text.
     var weekStart = Weekday.monday
 
-    enum CodingKeys: String, CodingKey { case ok, rejected, errors, warnings, penalties, violations, omitted, score, stats }
+    /// At most this many findings are listed whatever `--limit` says: each listed one is named
+    /// and held as text (and printed), while the counts and the score cover every finding.
+    public static let listBound = 100_000
+
+    enum CodingKeys: String, CodingKey { case ok, rejected, errors, warnings, penalties, violations, omitted, omittedBecause, score, stats }
 
     /// - Parameters:
     ///   - limit: list at most this many violations (the first in report order).
     ///   - directory: the working folder, which each finding's `source` is relative to.
+    ///   - listBound: list at most this many whatever `limit` says (`ViolationReport.listBound`).
     init(violations: [Violation], schedule: Schedule?, pending: [ScheduledShift] = [], score: ScoreSummary?, rejected: Bool,
-         limit: Int? = nil, directory: String? = nil) {
-        var sorted = violations.sorted { a, b in
-            (a.date ?? .minimum, b.severity, a.ruleID, a.message) < (b.date ?? .minimum, a.severity, b.ruleID, b.message)
-        }
-        omitted = limit.map { max(0, sorted.count - $0) } ?? 0
-        if let limit, sorted.count > limit { sorted.removeLast(sorted.count - limit) }
-        self.violations = sorted.map { ViolationOutput($0, schedule: schedule, pending: pending, directory: directory) }
+         limit: Int? = nil, directory: String? = nil, listBound: Int = ViolationReport.listBound) {
+        let listed = min(limit ?? .max, listBound, violations.count)
+        omitted = violations.count - listed
+        omittedBecause = omitted == 0 ? nil : listed == limit ? "limit" : "memory"
+        self.violations = Self.first(listed, of: violations).map { ViolationOutput($0, schedule: schedule, pending: pending, directory: directory) }
         weekStart = schedule?.settings.weekStart ?? .monday
-        errors = violations.filter { $0.severity == .error }.count
-        warnings = violations.filter { $0.severity == .warning }.count
-        penalties = violations.filter { $0.severity == .penalty }.count
+        var counts = [0, 0, 0]
+        for violation in violations {
+            switch violation.severity {
+            case .error: counts[0] += 1
+            case .warning: counts[1] += 1
+            case .penalty: counts[2] += 1
+            }
+        }
+        (errors, warnings, penalties) = (counts[0], counts[1], counts[2])
         ok = errors == 0
         self.rejected = rejected
         self.score = score.map(ScoreOutput.init)
+    }
+
+    /// The first `count` findings in report order (date, severity from the highest, rule,
+    /// message; ties in the order found), sorting only as much as that takes: a roster with half
+    /// a million findings listed with `--limit 20` sorts twenty.
+    static func first(_ count: Int, of violations: [Violation]) -> [Violation] {
+        func before(_ a: Violation, _ b: Violation) -> Bool {
+            (a.date ?? .minimum, b.severity, a.ruleID, a.message) < (b.date ?? .minimum, a.severity, b.ruleID, b.message)
+        }
+        guard count < violations.count / 4 else {
+            // Most of them: sort them all (stable, so ties keep the order found).
+            let order = violations.indices.sorted { before(violations[$0], violations[$1]) || (!before(violations[$1], violations[$0]) && $0 < $1) }
+            return order.prefix(count).map { violations[$0] }
+        }
+        guard count > 0 else { return [] }
+        // A few of many: keep the best `count` seen so far in a max-heap (the last in order on
+        // top), then sort those.
+        func after(_ a: Int, _ b: Int) -> Bool { before(violations[b], violations[a]) || (!before(violations[a], violations[b]) && a > b) }
+        var heap: [Int] = []
+        heap.reserveCapacity(count)
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var top = parent
+                if left < heap.count, after(heap[left], heap[top]) { top = left }
+                if right < heap.count, after(heap[right], heap[top]) { top = right }
+                if top == parent { return }
+                heap.swapAt(parent, top)
+                parent = top
+            }
+        }
+        for index in violations.indices {
+            if heap.count < count {
+                heap.append(index)
+                var child = heap.count - 1
+                while child > 0, after(heap[child], heap[(child - 1) / 2]) {
+                    heap.swapAt(child, (child - 1) / 2)
+                    child = (child - 1) / 2
+                }
+            } else if after(heap[0], index) {
+                heap[0] = index
+                siftDown(0)
+            }
+        }
+        return heap.sorted { !after($0, $1) && $0 != $1 }.map { violations[$0] }
     }
 
     /// A table: date, person, type, severity, rule, message; then a summary line. Repeated
@@ -141,9 +199,7 @@ public struct ViolationReport: Encodable, Sendable {
     public func text(okLine: String? = nil) -> String {
         var out = ""
         out += Self.table(violations, weekStart: weekStart)
-        if omitted > 0 {
-            out += violations.isEmpty ? "\(omitted) violation\(omitted == 1 ? "" : "s") found, none listed (--limit)\n" : "… and \(omitted) more (--limit)\n"
-        }
+        if omitted > 0 { out += omittedLine + "\n" }
         out += (violations.isEmpty && omitted == 0 ? okLine ?? summaryLine : summaryLine) + "\n"
         if let score {
             out += "score: \(score.hardViolations) hard (penalty \(Self.number(score.hardPenalty))), \(score.warnings) warnings, soft penalty \(Self.number(score.softPenalty))\n"
@@ -189,6 +245,12 @@ public struct ViolationReport: Encodable, Sendable {
         return "\(first).." + (last.year == first.year ? String(last.description.dropFirst(5)) : last.description)
     }
 
+    /// How many findings are not listed, and why.
+    var omittedLine: String {
+        let why = omittedBecause == "memory" ? "only the first \(violations.count) are listed; the counts cover all" : "--limit"
+        return violations.isEmpty ? "\(omitted) violation\(omitted == 1 ? "" : "s") found, none listed (\(why))" : "… and \(omitted) more (\(why))"
+    }
+
     var summaryLine: String {
         if violations.isEmpty && omitted == 0 { return "ok: no violations" }
         func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
@@ -211,6 +273,7 @@ public struct ViolationReport: Encodable, Sendable {
             let text = (subject.isEmpty ? "" : subject + ": ") + "\(v.message) (\(v.rule))"
             out += "::\(level)\(location)::\(Self.escapeData(text))\n"
         }
+        if omitted > 0 { out += omittedLine + "\n" }
         out += summaryLine + "\n"
         return out
     }

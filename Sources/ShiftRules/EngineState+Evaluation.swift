@@ -16,9 +16,6 @@ extension EngineState {
     func evaluate(_ proposal: Proposal, only: String?, clearance: Clearance? = nil) throws -> [Violation] {
         api.begin(after: proposal.after, before: proposal.before)
         collected = []
-        reportedBytes = 0
-        reportOverflow = false
-        overflowRule = nil
         defer {
             api.end()
             collected = []
@@ -139,6 +136,7 @@ extension EngineState {
             checkerLists[entity] = list
         }
         markedRules = rules
+        startCall()
         api.reportSink = reportCollector
         defer {
             api.reportSink = nil
@@ -153,8 +151,13 @@ extension EngineState {
             throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
         }
         if reportOverflow, let rule = overflowRule {
-            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: overflowMessage)
         }
+    }
+
+    /// Starts counting what one call into Lua reports (`collect` bounds it).
+    func startCall() {
+        (callStart, reportedBytes, reportOverflow, overflowRule) = (collected.count, 0, false, nil)
     }
 
     /// What has been reported so far, to go back to.
@@ -182,6 +185,7 @@ extension EngineState {
     /// Calls one of a rule's functions, collecting what it reports.
     func run(_ rule: LoadedRule, _ function: LuaRef, _ arguments: [LuaValue]) throws {
         currentRule = rule
+        startCall()
         api.reportSink = reportCollector
         defer {
             api.reportSink = nil
@@ -194,7 +198,7 @@ extension EngineState {
             throw RuleError.evaluation(error, ruleID: rule.id, file: rule.info.file)
         }
         if reportOverflow {
-            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: Self.overflowMessage)
+            throw RuleError.evaluationFailed(ruleID: rule.id, file: rule.info.file, line: 0, message: overflowMessage)
         }
     }
 

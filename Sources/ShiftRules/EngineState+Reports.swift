@@ -5,17 +5,20 @@ import ShiftCore
 /// The report collector: what rules report, as violations, within the evaluation's limits.
 extension EngineState {
     /// Takes one `report{…}` of the rule running now as a `Violation`, within the limits on
-    /// what one evaluation may report.
+    /// what one call into a rule may report.
     func collect(_ report: LuaScheduleAPI.Report) throws {
         guard let running = currentRule ?? markedRule else { throw LuaScriptError("report can only be called while a rule runs") }
         let rule = running.info
         // Reports live in Swift memory, outside the Lua state's cap: a rule reporting in a loop
         // is stopped (and stays stopped for the rest of the call, even if it catches the error).
+        // The bound is per call: a call covers at most a chunk of changes, a group of people or
+        // a month of days, so a big messy roster is counted in full across its calls while a
+        // flood inside one call still ends.
         reportedBytes += report.message.utf8.count + 64
-        guard collected.count < Self.maxReports, reportedBytes <= Self.maxReportBytes else {
+        guard collected.count - callStart < maxReports, reportedBytes <= maxReportBytes else {
             if !reportOverflow { overflowRule = running }
             reportOverflow = true
-            throw LuaScriptError(Self.overflowMessage)
+            throw LuaScriptError(overflowMessage)
         }
         collected.append(Violation(
             ruleID: rule.id, severity: report.severity ?? rule.severity, message: report.isOneLine ? report.message : Self.oneLine(report.message),

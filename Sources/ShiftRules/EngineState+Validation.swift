@@ -55,9 +55,6 @@ extension EngineState {
     func evaluating<T>(_ schedule: Schedule, _ body: () throws -> T) throws -> T {
         api.begin(after: schedule, before: nil)
         collected = []
-        reportedBytes = 0
-        reportOverflow = false
-        overflowRule = nil
         defer {
             api.end()
             collected = []
@@ -190,10 +187,8 @@ extension EngineState {
                     reported.insert(person)
                 }
                 clearance.cleared[rule.id, default: []].formUnion(members.subtracting(reported))
-                // Only whether something was found matters: the findings are dropped, so a
-                // roster's old violations do not count against the report limits.
+                // Only whether something was found matters: the findings are dropped.
                 self.collected.removeAll(keepingCapacity: true)
-                self.reportedBytes = 0
             }
         }
         return clearance

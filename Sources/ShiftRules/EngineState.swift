@@ -42,17 +42,27 @@ final class EngineState {
 
     /// Demand phase findings by what they depend on (cleared when it grows past the limit).
     @exclusivity(unchecked) var demandMemo: [DemandKey: [Violation]] = [:]
-    /// What has been reported in this evaluation, and whether a rule went over the limits.
+    /// Where the call into Lua running now started in `collected`, what it has reported (message
+    /// bytes), and whether a rule went over the limits on one call.
+    @exclusivity(unchecked) var callStart = 0
     @exclusivity(unchecked) var reportedBytes = 0
     @exclusivity(unchecked) var reportOverflow = false
     /// The rule whose reports went over the limits first.
     @exclusivity(unchecked) var overflowRule: LoadedRule?
-    /// Limits on what one evaluation may report (violations are held in Swift memory).
-    static let maxReports = 200_000
-    static let maxReportBytes = 32 << 20
+    /// Limits on what one call into a rule may report (`RuleEngineConfiguration.reportsPerCall`,
+    /// `reportBytesPerCall`): violations are held in Swift memory, outside the Lua state's cap.
+    /// A whole evaluation has no such limit, so a roster with many findings is counted in full.
+    var maxReports: Int { configuration.reportsPerCall }
+    var maxReportBytes: Int { configuration.reportBytesPerCall }
     static let maxMessageLength = 1_000
-    static let overflowMessage = "too many reports (more than \(maxReports) violations or \(maxReportBytes >> 20) MiB of messages in one evaluation)"
+    var overflowMessage: String {
+        "too many reports in one call (more than \(maxReports) violations or \(Self.size(maxReportBytes)) of messages)"
+    }
 
+    /// `32 MiB`, `512 KiB`, `100 bytes`.
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+    }
 
     /// Rule ids by file, to tag what a rule prints.
     let ruleNames = RuleNames()

@@ -31,6 +31,13 @@ public struct RuleEngineConfiguration: Sendable {
     /// in a call of its own: the plain path the drivers must agree with (the test suite compares
     /// the two).
     public var oneCallDrivers = true
+    /// What one call into a rule may report: at most this many violations and this many bytes
+    /// of messages (each counts 64 more). A call covers one chunk of 128 changes, one group of
+    /// people (about 4,096 shifts), a month of days, or a rule's `validate`. A rule over it is
+    /// stopped with "too many reports in one call" (a loop that floods); a whole evaluation
+    /// has no such bound, so every finding of a big roster is counted.
+    public var reportsPerCall = 200_000
+    public var reportBytesPerCall = 32 << 20
 
     public init(
         directories: [String], config: RulesConfig = RulesConfig(), now: @escaping @Sendable () -> Date = { Date() },

@@ -1,0 +1,98 @@
+import Foundation
+@testable import ShiftApp
+import ShiftCore
+import Testing
+
+/// A roster with many findings still gets a report (issue 34, item 4): every finding counted and
+/// scored, only the listing cut, exit 1; and a big import with one bad row names its line and
+/// writes nothing.
+@Suite struct ManyFindingsTests {
+    /// Reports every shift twice: an error that weighs 2 and a penalty.
+    static let everyShift = """
+        return rule {
+          id = "every_shift", summary = "Reports every shift.", severity = "error", on = { "shift" },
+          check = function(change, schedule, report)
+            report{ message = "looked at", shift = change.after, penalty = 2 }
+            report{ message = "and weighed", shift = change.after, severity = "penalty", penalty = 0.5 }
+          end,
+        }
+
+        """
+
+    /// Alice works one day shift a day for `days` days, written without rules.
+    func roster(days: Int) throws -> Sandbox {
+        let sandbox = try Sandbox.withTeam()
+        let start = LocalDate("2026-01-01")!
+        try sandbox.write("date,type,person\n" + (0..<days).map { "\(start.adding(days: $0)),D,Alice\n" }.joined(), to: "roster.csv")
+        let imported = try sandbox.run("--no-rules", "import", "roster.csv")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        try sandbox.write(Self.everyShift, to: "strict/every_shift.lua")
+        return sandbox
+    }
+
+    @Test func findingsPastTheLimitAreCountedAndScoredAndExitOne() throws {
+        let sandbox = try roster(days: 300)
+        let all = try sandbox.run("--rules", "strict", "validate", "--score", "--format", "json")
+        let limited = try sandbox.run("--rules", "strict", "validate", "--score", "--limit", "5", "--format", "json")
+        #expect(all.status == 1, "\(all.stderr)")
+        #expect(limited.status == 1, "\(limited.stderr)")
+        let whole = try json(all.stdout), cut = try json(limited.stdout)
+        #expect(whole["errors"] as? Int == 300 && whole["penalties"] as? Int == 300)
+        #expect((whole["violations"] as? [Any])?.count == 600 && whole["omitted"] as? Int == 0 && whole["omittedBecause"] == nil)
+        #expect(cut["errors"] as? Int == 300 && cut["penalties"] as? Int == 300)
+        #expect((cut["violations"] as? [Any])?.count == 5)
+        #expect(cut["omitted"] as? Int == 595 && cut["omittedBecause"] as? String == "limit")
+        let score = try #require(cut["score"] as? [String: Any])
+        #expect(NSDictionary(dictionary: score) == NSDictionary(dictionary: try #require(whole["score"] as? [String: Any])))
+        #expect(score["hardViolations"] as? Int == 300 && score["hardPenalty"] as? Double == 600 && score["softPenalty"] as? Double == 150)
+
+        let text = try sandbox.run("--rules", "strict", "validate", "--score", "--limit", "5")
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("… and 595 more (--limit)\n300 errors, 0 warnings, 300 penalties\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("  every_shift: 300 × error + 300 × penalty, penalty 750\n"), "\(text.stdout)")
+    }
+
+    @Test func pastTheListBoundTheReportSaysHowManyAreNotListed() {
+        let violations = (0..<50).map { n in
+            Violation(ruleID: "r", severity: n % 2 == 0 ? .error : .warning, message: "m\(n)", date: LocalDate("2026-03-01")!.adding(days: n))
+        }
+        let report = ViolationReport(violations: violations, schedule: nil, score: nil, rejected: false, listBound: 20)
+        #expect(report.violations.count == 20 && report.omitted == 30 && report.omittedBecause == "memory")
+        #expect(report.errors == 25 && report.warnings == 25)
+        #expect(report.text().contains("… and 30 more (only the first 20 are listed; the counts cover all)\n25 errors, 25 warnings, 0 penalties\n"))
+        let limited = ViolationReport(violations: violations, schedule: nil, score: nil, rejected: false, limit: 10, listBound: 20)
+        #expect(limited.omitted == 40 && limited.omittedBecause == "limit")
+        #expect(ViolationReport(violations: violations, schedule: nil, score: nil, rejected: false, limit: 30, listBound: 20).omittedBecause == "memory")
+    }
+
+    /// The first few in report order come from a heap; all of them from a sort. Both must give
+    /// what sorting everything and taking the first gives, ties in the order found.
+    @Test(arguments: [0, 1, 7, 30, 149, 150, 600])
+    func theFirstFindingsAreThoseOfAFullSort(count: Int) {
+        var random = SystemRandomNumberGenerator()
+        let violations = (0..<600).map { n in
+            Violation(ruleID: ["a", "b", "c"].randomElement(using: &random)!, severity: Violation.Severity.allCases.randomElement(using: &random)!,
+                      message: "m\(Int.random(in: 0..<4, using: &random))", date: Bool.random() ? nil : LocalDate("2026-03-01")!.adding(days: Int.random(in: 0..<9)),
+                      line: Int32(n))
+        }
+        let sorted = violations.enumerated().sorted { a, b in
+            let x = (a.element.date ?? .minimum, b.element.severity, a.element.ruleID, a.element.message, a.offset)
+            let y = (b.element.date ?? .minimum, a.element.severity, b.element.ruleID, b.element.message, b.offset)
+            return x < y
+        }.map(\.element)
+        #expect(ViolationReport.first(count, of: violations) == Array(sorted.prefix(count)))
+    }
+
+    @Test func aBigImportWithABadRowNamesItsLineAndWritesNothing() throws {
+        let sandbox = try Sandbox.withTeam()
+        let start = LocalDate("2026-01-01")!
+        let rows = (2...52_000).map { line in "\(start.adding(days: line % 400)),\(line % 2 == 0 ? "D" : "N"),\(line == 50_000 ? "Nobody" : line % 3 == 0 ? "Alice" : "bob")\n" }
+        try sandbox.write("date,type,person\n" + rows.joined(), to: "big.csv")
+        let before = sandbox.bytes()
+        let result = try sandbox.run("import", "big.csv")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("shiftctl: big.csv:50000: person: no person 'Nobody' in the store"), "\(result.stderr)")
+        #expect(result.stderr.contains("big.csv: 1 problem; nothing was imported"), "\(result.stderr)")
+        #expect(sandbox.bytes() == before)
+    }
+}
