@@ -2,6 +2,11 @@ import Foundation
 import ShiftCore
 import ShiftInterop
 import ShiftStorage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// File formats for `export` and `import` (docs/interop.md): the store's own JSON, CSV (one row
 /// per shift), iCalendar and an HTML roster page (export only).
@@ -153,10 +158,15 @@ extension App {
         guard let text = String(data: data, encoding: .utf8) else {
             throw AppError.fileError(path: file, reason: "not UTF-8 text; save it as UTF-8 and import again")
         }
+        let progress = ImportProgress(file: file, bytes: data.count, environment: environment)
+        progress?.show("reading \(file)…")
+        defer { progress?.finish() }
         let current = try load()
         let plan: ShiftImportPlan
         do throws(ImportFailure) {
-            plan = format == .csv ? try ShiftCSV.plan(text, into: current) : try ICalendarImporter().plan(text, into: current)
+            plan = format == .csv
+                ? try ShiftCSV.plan(text, into: current, progress: progress.map { line in { line.show("reading \(file): row \($0) of \($1)") } })
+                : try ICalendarImporter().plan(text, into: current)
         } catch {
             let failure = error
             let lines = failure.problems.map { "\(file)" + ($0.line.map { ":\($0)" } ?? "") + ": " + $0.message }
@@ -164,7 +174,10 @@ extension App {
             return CommandResult(text: "", json: nil, status: .badInput,
                                  note: (lines + ["\(file): \(count) problem\(count == 1 ? "" : "s"); nothing was imported"]).joined(separator: "\nshiftctl: "))
         }
-        if let mutation = plan.mutation { _ = try await workspace.apply(mutation) }
+        if let mutation = plan.mutation {
+            progress?.show("checking \(plan.added.count + plan.updated.count) shifts against the rules and writing them…")
+            _ = try await workspace.apply(mutation)
+        }
         let shifts = ImportOutput.Counts(added: plan.added.count, updated: plan.updated.count)
         let none = ImportOutput.Counts()
         let output = ImportOutput(file: file, unchanged: plan.unchanged, locations: none, shiftTypes: none, people: none,
@@ -228,6 +241,25 @@ extension App {
             : "imported \(file) as one change\n" + parts.map { "  \($0)\n" }.joined() + (unchanged > 0 ? "  \(unchanged) unchanged\n" : "")
         return CommandResult(text: text, json: output)
     }
+}
+
+/// What a long import is doing, on stderr when it is a terminal: one line rewritten in place
+/// (`import: reading roster.csv: row 400000 of 1000000`), cleared when the import ends. Nothing
+/// for small files or when stderr is not a terminal (a script, a pipe, a log).
+struct ImportProgress: Sendable {
+    let write: @Sendable (String) -> Void
+
+    /// Files from this size on show progress (about 20,000 CSV rows).
+    static let minimumBytes = 512 << 10
+
+    init?(file: String, bytes: Int, environment: AppEnvironment) {
+        guard bytes >= Self.minimumBytes, isatty(STDERR_FILENO) == 1 else { return nil }
+        write = environment.diagnostics
+    }
+
+    func show(_ text: String) { write("\r\u{1B}[Kimport: " + text) }
+
+    func finish() { write("\r\u{1B}[K") }
 }
 
 /// `07:05` for a minute of the day.

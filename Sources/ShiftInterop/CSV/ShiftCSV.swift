@@ -33,11 +33,14 @@ public enum ShiftCSV {
     }
 
     /// What importing CSV text into a schedule would add and update.
-    /// - Parameter makeID: ids for rows without one.
+    /// - Parameters:
+    ///   - makeID: ids for rows without one.
+    ///   - progress: hears (rows read, rows in all) at each whole percent.
     /// - Throws: `ImportFailure` listing every bad row with its line (unknown types or people,
     ///   bad dates, wrong field counts) or a bad header.
     public static func plan(
-        _ text: String, into schedule: Schedule, makeID: @Sendable () -> ShiftID = { ShiftID(UUID.random()) }
+        _ text: String, into schedule: Schedule, makeID: @Sendable () -> ShiftID = { ShiftID(UUID.random()) },
+        progress: ((Int, Int) -> Void)? = nil
     ) throws(ImportFailure) -> ShiftImportPlan {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         var records = try CSV.parse(body, separator: CSV.separator(of: body))
@@ -62,7 +65,10 @@ public enum ShiftCSV {
         var shifts: [ScheduledShift] = []
         var problems: [ImportProblem] = []
         var seen: [ShiftID: Int] = [:]
-        for record in records {
+        var made: Set<ShiftID> = []
+        let step = max(1, records.count / 100)
+        for (index, record) in records.enumerated() {
+            if let progress, index % step == 0 { progress(index, records.count) }
             guard record.fields.count == names.count else {
                 problems.append(ImportProblem(line: record.line, message: "\(record.fields.count) fields, the header has \(names.count)"))
                 continue
@@ -89,13 +95,14 @@ public enum ShiftCSV {
                 continue
             }
             let shiftID = id ?? makeID()
+            if id == nil { made.insert(shiftID) }
             if let previous = seen[shiftID] {
                 problems.append(ImportProblem(line: record.line, message: "id \(shiftID) is also used on line \(previous)"))
                 continue
             }
             seen[shiftID] = record.line
             let notes = column["notes"].map { record.fields[$0] }.flatMap { $0.isEmpty ? nil : $0 }
-            var shift = schedule.shift(shiftID) ?? ScheduledShift(id: shiftID, shiftTypeID: type.id, date: date)
+            var shift = (id == nil ? nil : schedule.shift(shiftID)) ?? ScheduledShift(id: shiftID, shiftTypeID: type.id, date: date)
             shift.shiftTypeID = type.id
             shift.date = date
             shift.personID = person?.id
@@ -103,6 +110,6 @@ public enum ShiftCSV {
             shifts.append(shift)
         }
         guard problems.isEmpty else { throw ImportFailure(problems) }
-        return ShiftImportPlan(merging: shifts, into: schedule)
+        return ShiftImportPlan(merging: shifts, into: schedule, new: made)
     }
 }

@@ -216,7 +216,7 @@ extension ICalendarImporter {
                 let symbol = String(word).trimmingCharacters(in: CharacterSet(charactersIn: ":-,.;()[]"))
                 if !symbol.isEmpty, let type = names.shiftType(symbol: symbol) { return type }
             }
-            let matches = schedule.shiftTypes.filter { Self.times(of: $0.duration, match: start, end, zone: schedule.zone) }
+            let matches = names.shiftTypes.filter { Self.times(of: $0.duration, match: start, end, zone: schedule.zone) }
             if matches.count == 1 { return matches[0] }
             let when = describe(start, end)
             if matches.count > 1 {
