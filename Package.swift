@@ -121,7 +121,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "shiftbench",
-            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "ShiftInterop", "ShiftSolve"]
+            dependencies: ["ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "ShiftRules", "ShiftInterop", "ShiftSolve"]
         ),
         // A tiny writer process used by the crash-safety and multi-process tests.
         .executableTarget(
@@ -136,7 +136,7 @@ let package = Package(
             name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage", "ShiftInterop", "TestSupport"],
             exclude: ["Fixtures"]  // hostile Lua scripts, read by path
         ),
-        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftRules", "shiftctl", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "ShiftRules", "shiftctl", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Helpers shared by the test targets (docs: #33 moves the rest of them here).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ShiftSolveTests", dependencies: ["ShiftSolve", "ShiftRules", "ShiftCore", "ShiftInterop", "TestSupport"]),
@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "ShiftStorageTests",
             dependencies: [
-                "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "StoreWriter",
+                "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "StoreWriter", "TestSupport",
                 // To damage and age test databases behind the repository's back.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

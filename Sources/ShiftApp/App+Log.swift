@@ -61,3 +61,100 @@ extension App {
         return "\(snapshot.symbol) \(snapshot.personName ?? "(open)")"
     }
 }
+
+extension App {
+    /// How often `log --follow` asks the store whether anything was committed, besides the
+    /// wake-ups a store that can announce commits sends (PostgreSQL's NOTIFY).
+    static let followInterval: Duration = .seconds(1)
+
+    /// `log --follow`: the newest `limit` entries (10 by default, `--from` as for `log`), oldest
+    /// first, then every entry committed from then on by any process or machine, as it arrives,
+    /// until the calling task is cancelled (Ctrl-C). Each entry is one line: the columns of `log`,
+    /// or one JSON object a line (JSON Lines). Works on every store: the store's own commit
+    /// announcements wake it where there are some (LISTEN/NOTIFY on PostgreSQL), and it looks
+    /// every `followInterval` besides.
+    ///
+    /// - Throws: the store's error when it cannot be opened (nothing is printed then). A store
+    ///   that cannot be read later is said once on stderr and tried again.
+    public func followLog(from: String?, limit: Int?, format: OutputFormat, write: @escaping @Sendable (String) -> Void) async throws {
+        let store = try workspace.translatingStorageErrors { try ScheduleStore(repository: try workspace.repository()) }
+        let schedule = await store.schedule
+        let start = try optionalDate(from, option: "--from", in: schedule)
+        let count = try limit.map { try InputParsing.count($0, option: "--limit") } ?? 10
+        let zone = schedule.zone
+        let backlog = schedule.changeLog.entries(
+            from: start.map { Date(timeIntervalSince1970: Double(zone.instant(of: $0, minutes: 0))) }, newestFirst: true, limit: count)
+        if let failure = schedule.source?.takeFailure() { throw failure }
+        for entry in backlog.reversed() { write(try Self.followLine(entry, format: format, zone: zone)) }
+        // The newest entry seen so far: later ones are the new ones.
+        let newest = schedule.changeLog.entries(newestFirst: true, limit: 1).first
+        let diagnostics = environment.diagnostics
+
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var last = newest
+                    for await current in await store.observe() {
+                        let fresh = Self.entries(after: last, in: current.changeLog)
+                        if let failure = current.source?.takeFailure() {
+                            diagnostics("shiftctl: note: \(CommandRunner.message(for: failure))\n")
+                            continue
+                        }
+                        for entry in fresh { write(try Self.followLine(entry, format: format, zone: zone)) }
+                        if let latest = fresh.last { last = latest }
+                    }
+                }
+                group.addTask {
+                    var failing = false
+                    while true {
+                        try await Task.sleep(for: Self.followInterval)
+                        do {
+                            try await store.refresh()
+                            if failing { diagnostics("shiftctl: note: reading the store again\n") }
+                            failing = false
+                        } catch {
+                            if !failing {
+                                diagnostics("shiftctl: note: cannot read the store (\(CommandRunner.message(for: error))); still trying\n")
+                            }
+                            failing = true
+                        }
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch is CancellationError {
+            return
+        }
+    }
+
+    /// The entries of `log` after `last` (by id; when `last` was pruned meanwhile, those made
+    /// after it), oldest first.
+    static func entries(after last: ChangeLogEntry?, in log: ChangeLog) -> [ChangeLogEntry] {
+        guard let last else { return Array(log) }
+        var limit = 64
+        while true {
+            let newest = log.entries(newestFirst: true, limit: limit)
+            if let index = newest.firstIndex(where: { $0.id == last.id }) { return newest[..<index].reversed() }
+            if newest.count < limit { return newest.filter { $0.timestamp > last.timestamp }.reversed() }
+            limit *= 4
+        }
+    }
+
+    /// One entry as one line: the columns of `log`, or a JSON object.
+    static func followLine(_ entry: ChangeLogEntry, format: OutputFormat, zone: ZoneRules) throws -> String {
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: try encoder.encode(entry), as: UTF8.self) + "\n"
+        case .text:
+            let (date, minute) = zone.localDateTime(atUTC: Int64(entry.timestamp.timeIntervalSince1970.rounded(.down)))
+            let when = "\(date) \(HourMinuteTime(hour: minute / 60, minute: minute % 60)!)"
+            let fields = [when, entry.userDisplayName, entry.changeType.rawValue, entry.scheduledShiftDate.description,
+                          snapshotText(entry.oldShiftSnapshot) + " -> " + snapshotText(entry.newShiftSnapshot)]
+                + (entry.reason.map { [$0] } ?? [])
+            return fields.map { CommandRunner.printable($0.replacingOccurrences(of: "\n", with: " ")) }.joined(separator: "  ") + "\n"
+        }
+    }
+}

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShiftApp
 import ShiftCore
+import Synchronization
 
 /// Options every command takes.
 struct GlobalArguments: ParsableArguments {
@@ -49,6 +50,43 @@ enum Console {
             try app.workspace.throwFailedReads()
             return result
         }
+        if !outcome.stdout.isEmpty { FileHandle.standardOutput.write(Data(outcome.stdout.utf8)) }
+        if !outcome.stderr.isEmpty { FileHandle.standardError.write(Data(outcome.stderr.utf8)) }
+        if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
+    }
+
+    /// Runs a command that prints as it goes (`log --follow`) until it ends or Ctrl-C (SIGINT)
+    /// or SIGTERM cancels it, which ends it cleanly with status 0; an error ends it with its one
+    /// line and its status, as `run` does.
+    static func follow(_ global: GlobalArguments, format: OutputFormat,
+                       _ body: @escaping @Sendable (App, @escaping @Sendable (String) -> Void) async throws -> Void) async throws {
+        let app = App(options: global.options)
+        // The signals are caught before the work starts, so a Ctrl-C never finds them uncaught.
+        let interrupted = Mutex<(stop: Bool, work: Task<CommandRunner.Outcome, Never>?)>((false, nil))
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                interrupted.withLock { state in
+                    state.stop = true
+                    state.work?.cancel()
+                }
+            }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let work = Task {
+            await CommandRunner.run(format: format) {
+                try await body(app) { FileHandle.standardOutput.write(Data($0.utf8)) }
+                return CommandResult(text: "", json: nil)
+            }
+        }
+        interrupted.withLock { state in
+            state.work = work
+            if state.stop { work.cancel() }
+        }
+        let outcome = await work.value
         if !outcome.stdout.isEmpty { FileHandle.standardOutput.write(Data(outcome.stdout.utf8)) }
         if !outcome.stderr.isEmpty { FileHandle.standardError.write(Data(outcome.stderr.utf8)) }
         if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }

@@ -1,8 +1,10 @@
 import Foundation
 import ShiftCore
 import ShiftStorage
+import ShiftStoragePostgres
 import ShiftStorageSQLite
 import Testing
+import TestSupport
 
 /// `shiftctl migrate` between the JSON and SQLite stores, and the CLI over a SQLite store.
 @Suite struct MigrateTests {
@@ -48,6 +50,39 @@ import Testing
         let sqlite = try SQLiteRepository(path: sandbox.path + "/copy.sqlite").load().0
         #expect(try sqlite.materialized() == (try sandbox.schedule()))
         #expect(sqlite.changeLog.count == 5)
+    }
+
+    /// JSON → PostgreSQL → JSON gives the same file byte for byte: every id, attribute, setting
+    /// and change-log entry survives the server, and the schedule on the server reads back equal.
+    @Test(.enabled(if: PostgresTestServer.enabled, PostgresTestServer.skipReason))
+    func jsonToPostgresToJSONIsIdentical() throws {
+        let sandbox = try richStore()
+        defer { sandbox.remove() }
+        let original = try #require(sandbox.bytes())
+        let url = try PostgresTestServer.freshScheduleURL()
+
+        let toServer = try sandbox.run("migrate", "--to", url)
+        #expect(toServer.status == 0, "\(toServer.stderr)")
+        #expect(toServer.stdout.contains("(postgres): 2 shifts, 3 people, 2 shift types, 1 location, 5 change-log entries"), "\(toServer.stdout)")
+        #expect(toServer.stderr.isEmpty, "no progress when stderr is not a terminal: \(toServer.stderr)")
+        let server = try PostgresRepository(url: url).load().0
+        #expect(try server.materialized() == (try sandbox.schedule()))
+        #expect(server.changeLog.count == 5)
+        #expect(Array(server.changeLog) == Array(try sandbox.schedule().changeLog), "the change log, entry for entry")
+
+        let back = try sandbox.run("--store", url, "migrate", "--to", "back.json")
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(sandbox.bytes("back.json") == original, "json → postgres → json gives the same file, byte for byte")
+        #expect(sandbox.bytes() == original, "the original is untouched")
+
+        let again = try sandbox.run("migrate", "--to", url)
+        #expect(again.status == 2, "the schedule exists on the server now")
+        #expect(again.stderr.contains("already exists"), "\(again.stderr)")
+
+        // On a terminal (`script` gives the command one), the rows written show as they go.
+        let shown = try runProgram("/usr/bin/script", ["-qec", "\(CLI.executable.path) --store \(sandbox.store) migrate --to '\(try PostgresTestServer.freshScheduleURL())'", "/dev/null"])
+        #expect(shown.status == 0, "\(shown.stdout)")
+        #expect(shown.stdout.contains("migrate: 100% ("), "progress on the terminal: \(shown.stdout)")
     }
 
     @Test func theCommandsWorkOnTheSQLiteStoreAsOnJSON() throws {

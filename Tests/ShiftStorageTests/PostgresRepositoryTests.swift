@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ShiftCore
 import ShiftStoragePostgres
+import TestSupport
 
 /// Nobody works two shifts on one day: a rule whose read must be covered by the transaction.
 struct OneShiftADay: ScheduleValidator {

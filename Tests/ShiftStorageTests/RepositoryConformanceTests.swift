@@ -4,6 +4,7 @@ import ShiftCore
 @testable import ShiftStorage
 import ShiftStorageSQLite
 import ShiftStoragePostgres
+import TestSupport
 
 /// One backend under test: how to make a repository over fresh storage, and how to open the same
 /// storage again (a second process, or a restart).

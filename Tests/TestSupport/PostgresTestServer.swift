@@ -1,29 +1,27 @@
 import Foundation
-import Testing
-import ShiftCore
-import ShiftStoragePostgres
 
 /// The PostgreSQL server the tests use: `SHIFT_TEST_POSTGRES` (a `postgres://` URL of a
 /// database the tests may create schedules and databases in), set by
 /// `scripts/with-postgres.sh` and `make test`.
 ///
-/// Without it the PostgreSQL tests are skipped, each with the reason below, except in CI
+/// Without it the PostgreSQL tests are skipped, each with `skipText`, except in CI
 /// (`CI=true`): there they run and fail, so that a CI machine without a server cannot pass.
-enum PostgresTestServer {
-    static let url: String? = {
+public enum PostgresTestServer {
+    public static let url: String? = {
         let value = ProcessInfo.processInfo.environment["SHIFT_TEST_POSTGRES"] ?? ""
         return value.isEmpty ? nil : value
     }()
 
-    static let inCI = ["true", "1"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
+    public static let inCI = ["true", "1"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
 
     /// Whether the PostgreSQL tests run (and fail without a server in CI).
-    static let enabled = url != nil || inCI
+    public static let enabled = url != nil || inCI
 
-    static let skipReason: Comment = "SHIFT_TEST_POSTGRES is not set: run `make test` or `scripts/with-postgres.sh swift test` for the PostgreSQL tests"
+    /// Why the PostgreSQL tests are skipped (a test target's `skipReason` comment says it).
+    public static let skipText = "SHIFT_TEST_POSTGRES is not set: run `make test` or `scripts/with-postgres.sh swift test` for the PostgreSQL tests"
 
     /// The server's URL, or an error saying why there is none.
-    static func requireURL() throws -> String {
+    public static func requireURL() throws -> String {
         guard let url else {
             throw PostgresTestError("CI=true but SHIFT_TEST_POSTGRES is not set: the PostgreSQL tests must run in CI (.ci/run starts a server)")
         }
@@ -31,14 +29,14 @@ enum PostgresTestServer {
     }
 
     /// The URL of a new, empty schedule in the test database (`?schedule=t_<random>`).
-    static func freshScheduleURL() throws -> String {
+    public static func freshScheduleURL() throws -> String {
         let base = try requireURL()
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         return base + (base.contains("?") ? "&" : "?") + "schedule=\(name)"
     }
 
     /// The URL of the same server with another database.
-    static func url(database: String) throws -> String {
+    public static func url(database: String) throws -> String {
         let base = try requireURL()
         let parts = base.split(separator: "?", maxSplits: 1).map(String.init)
         let start = parts[0].range(of: "://")!.upperBound
@@ -47,7 +45,7 @@ enum PostgresTestServer {
     }
 
     /// Runs SQL on the test server with `psql` (for setting up foreign databases and damage).
-    static func psql(_ sql: String, database: String? = nil) throws {
+    public static func psql(_ sql: String, database: String? = nil) throws {
         let target = try database.map { try url(database: $0) } ?? requireURL()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -64,7 +62,7 @@ enum PostgresTestServer {
     }
 }
 
-struct PostgresTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct PostgresTestError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,6 @@
+import Testing
+import TestSupport
+
+extension PostgresTestServer {
+    static let skipReason = Comment(rawValue: skipText)
+}
