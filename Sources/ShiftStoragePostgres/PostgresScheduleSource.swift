@@ -137,6 +137,25 @@ final class PostgresScheduleSource: ScheduleSource {
         }
     }
 
+    /// By key: each page starts after the last page's `seq`, one range read of the primary key,
+    /// however far into the log it is.
+    func changeLogPage(notBefore: Date?, after cursor: ChangeLogCursor?, limit: Int) -> (entries: [ChangeLogEntry], next: ChangeLogCursor) {
+        let start = cursor ?? ChangeLogCursor(position: 0)
+        guard limit > 0 else { return ([], start) }
+        return read(([], start)) {
+            let lower = notBefore.map(Millis.lower) ?? Int64.min
+            let rows = try session.rows("""
+                SELECT \(unescaped: ChangeLogTable.columnList), seq FROM change_log
+                WHERE seq > \(start.key ?? Int64.min) AND timestamp >= \(lower)
+                ORDER BY seq LIMIT \(Int64(limit))
+                """)
+            let entries = try rows.map(ChangeLogTable.decodeRow)
+            guard let last = rows.last else { return ([], start) }
+            let seq = try RowReader(last).int(ChangeLogTable.columns.count)
+            return (entries, ChangeLogCursor(position: start.position + entries.count, key: seq))
+        }
+    }
+
     func changeLogEntries(from: Date?, to: Date?, newestFirst: Bool, limit: Int?) -> [ChangeLogEntry] {
         if let limit, limit <= 0 { return [] }
         return read([]) {

@@ -206,6 +206,55 @@ struct PostgresRepositoryTests {
         #expect(final.shifts(ShiftQuery(from: date("2026-05-01"), to: date("2026-05-01"), personID: worker)).count == 1)
     }
 
+    // MARK: Reading the change log
+
+    /// Walking the log by key (each page after the last page's sequence number) reads what
+    /// walking it by offset reads: across pages, after a prune, and from a cutoff on.
+    @Test func theLogWalkedByKeyIsTheLogWalkedByOffset() async throws {
+        let url = try await setUp()
+        let store = try newStore(url, validators: [])
+        let first = date("2027-01-01")
+        try await store.apply(.batch((0..<5_000).map { .scheduleShift(shift($0 % 4, first.adding(days: $0 / 4))) }))
+        try await store.apply(.scheduleShift(shift(0, date("2020-01-01"))))
+        let repository = try PostgresRepository(url: url)
+        let schedule = try repository.load().0
+        let source = try #require(schedule.source)
+        let entries = Array(schedule.changeLog)
+        func byOffset(notBefore: Date?) -> [ChangeLogEntry] {
+            var all: [ChangeLogEntry] = []
+            while true {
+                let page = source.changeLogEntries(notBefore: notBefore, offset: all.count, limit: 700)
+                if page.isEmpty { return all }
+                all += page
+            }
+        }
+        #expect(entries.count == 5_001, "more than one page of 4096")
+        #expect(entries == byOffset(notBefore: nil))
+        var cursor: ChangeLogCursor?
+        var paged: [ChangeLogEntry] = []
+        repeat {
+            let page = source.changeLogPage(notBefore: nil, after: cursor, limit: 333)
+            paged += page.entries
+            cursor = page.next
+            if page.entries.isEmpty { break }
+        } while true
+        #expect(paged == entries, "pages of another size")
+        #expect(cursor?.position == entries.count)
+
+        let cutoff = entries[2_500].timestamp
+        var fromCutoff: [ChangeLogEntry] = []
+        cursor = nil
+        while true {
+            let page = source.changeLogPage(notBefore: cutoff, after: cursor, limit: 1_000)
+            if page.entries.isEmpty { break }
+            fromCutoff += page.entries
+            cursor = page.next
+        }
+        #expect(!fromCutoff.isEmpty)
+        #expect(fromCutoff == byOffset(notBefore: cutoff), "from a cutoff on")
+        #expect(source.takeFailure() == nil)
+    }
+
     // MARK: Observing
 
     @Test func observersSeeAnotherMachinesCommits() async throws {

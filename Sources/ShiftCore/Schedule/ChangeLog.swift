@@ -108,7 +108,7 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
         private let log: ChangeLog
         private var page: [ChangeLogEntry] = []
         private var pagePosition = 0
-        private var sourceOffset = 0
+        private var cursor: ChangeLogCursor?
         private var sourceDone: Bool
         private var localPosition = 0
 
@@ -123,9 +123,10 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
                     defer { pagePosition += 1 }
                     return page[pagePosition]
                 }
-                page = log.source!.changeLogEntries(notBefore: log.prunedBefore, offset: sourceOffset, limit: ChangeLog.pageSize)
+                let next = log.source!.changeLogPage(notBefore: log.prunedBefore, after: cursor, limit: ChangeLog.pageSize)
+                page = next.entries
+                cursor = next.next
                 pagePosition = 0
-                sourceOffset += page.count
                 if page.isEmpty { sourceDone = true }
             }
             guard localPosition < log.localCount else { return nil }

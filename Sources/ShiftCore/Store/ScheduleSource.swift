@@ -6,6 +6,18 @@ import Foundation
 ///
 /// Its methods do not throw; `prepare()` reads what is deferred and throws what it met, so that
 /// a command that needs the log (`log`, any save) reports a damaged one instead of seeing it empty.
+/// Where a walk through a source's change log is: how many entries it passed, and the storage
+/// key of the last (its sequence number), when the source pages by key.
+public struct ChangeLogCursor: Sendable, Hashable {
+    public var position: Int
+    public var key: Int64?
+
+    public init(position: Int, key: Int64? = nil) {
+        self.position = position
+        self.key = key
+    }
+}
+
 public protocol ChangeLogSource: AnyObject, Sendable {
     /// How many entries the log holds (only those with `timestamp >= notBefore`, when given).
     func changeLogCount(notBefore: Date?) -> Int
@@ -13,6 +25,12 @@ public protocol ChangeLogSource: AnyObject, Sendable {
     /// Entries in commit order, skipping `offset` of them, at most `limit` (only those with
     /// `timestamp >= notBefore`, when given).
     func changeLogEntries(notBefore: Date?, offset: Int, limit: Int) -> [ChangeLogEntry]
+
+    /// The next page of entries in commit order (only those with `timestamp >= notBefore`, when
+    /// given): at most `limit` after `cursor` (nil: from the first), and the cursor after them.
+    /// Walking the whole log page by page costs one indexed range read a page where a source
+    /// implements it by key; the default counts the pages by offset.
+    func changeLogPage(notBefore: Date?, after cursor: ChangeLogCursor?, limit: Int) -> (entries: [ChangeLogEntry], next: ChangeLogCursor)
 
     /// Entries with `from <= timestamp <= to` (each bound optional), in commit order or the
     /// reverse, at most `limit`.
@@ -120,4 +138,13 @@ public struct ShiftReference: Hashable, Sendable, Comparable {
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.date != rhs.date ? lhs.date < rhs.date : lhs.id < rhs.id }
+}
+
+extension ChangeLogSource {
+    /// Pages by offset (`changeLogEntries(notBefore:offset:limit:)`).
+    public func changeLogPage(notBefore: Date?, after cursor: ChangeLogCursor?, limit: Int) -> (entries: [ChangeLogEntry], next: ChangeLogCursor) {
+        let position = cursor?.position ?? 0
+        let entries = changeLogEntries(notBefore: notBefore, offset: position, limit: limit)
+        return (entries, ChangeLogCursor(position: position + entries.count))
+    }
 }
