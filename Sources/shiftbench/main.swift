@@ -5,7 +5,9 @@
 // Suites: store (JSON open/save), apply (mutation cost in memory), rules (mutation cost with the
 // stock Lua rules; Lua against native Swift), host (what one call from Lua into the schedule API
 // costs, in CPU time), cli (shiftctl wall time on a 10k-shift store),
-// rotate (1,000 people over a year as one batch with all stock rules), inrc2 (scoring INRC-II
+// rotate (1,000 people over a year as one batch with all stock rules), postgres (the PostgreSQL
+// store: migrate of 1M shifts, `schedule add` at 1M against 10, 1–8 writers in process, pgbench as
+// the ceiling; skipped without a server, see PostgresBenchmarks), inrc2 (scoring INRC-II
 // solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
 // import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
 // solve (`shiftctl solve` on the 28 INRC-II competition problems beside a CP-SAT model, scored by
@@ -56,18 +58,19 @@ while !arguments.isEmpty {
             return list.isEmpty ? nil : list
         }, "--sizes needs a list such as 1000,100000")
     case "-h", "--help":
-        print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|postgres|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
+        print("       shiftbench postgres: the server SHIFTBENCH_POSTGRES (else SHIFT_TEST_POSTGRES) names; skipped without one")
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
         print("       shiftbench rules-lua [--rules DIR] [--sizes N] [--runs N]   (profiling aid: additions evaluated by the rules alone)")
         print("       shiftbench solve [--time-limit S] [--workers N] [--only n030w4,n120w8_1…]   (S for 4 weeks, 2S for 8; default 10, the goals' 60)")
         exit(0)
-    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "peers-lua", "rules-lua", "solve": suites.append(argument)
+    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "peers-lua", "rules-lua", "solve": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, peers, solve, peers-lua, rules-lua)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, postgres, peers, solve, peers-lua, rules-lua)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "peers", "solve"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "solve"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -82,6 +85,9 @@ do {
             try await RotationBenchmarks.run(runs: quick ? 1 : 3, people: quick ? 200 : 1_000, days: 365, rulesDirectory: rulesDirectory)
         case "cli": try CLIBenchmarks.run(runs: runs, shifts: sizes?.first ?? 10_000, rulesDirectory: rulesDirectory)
         case "sqlite": try SQLiteBenchmarks.run(runs: runs, size: sizes?.first ?? (quick ? 100_000 : 1_000_000), rulesDirectory: rulesDirectory)
+        case "postgres":
+            try await PostgresBenchmarks.run(runs: runs, size: sizes?.first ?? (quick ? 100_000 : 1_000_000), seconds: quick ? 3 : 10,
+                                             rulesDirectory: rulesDirectory)
         case "rules":
             try await RuleBenchmarks.run(
                 sizes: sizes ?? (quick ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]), mutations: quick ? 1_000 : 4_000, rounds: runs,
