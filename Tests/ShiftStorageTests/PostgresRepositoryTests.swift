@@ -214,7 +214,10 @@ struct PostgresRepositoryTests {
         let url = try await setUp()
         let store = try newStore(url, validators: [])
         let first = date("2027-01-01")
-        try await store.apply(.batch((0..<5_000).map { .scheduleShift(shift($0 % 4, first.adding(days: $0 / 4))) }))
+        // Batches of 50: a commit that creates 100 shifts or more is one entry of the log.
+        for start in stride(from: 0, to: 5_000, by: 50) {
+            try await store.apply(.batch((start..<start + 50).map { .scheduleShift(shift($0 % 4, first.adding(days: $0 / 4))) }))
+        }
         try await store.apply(.scheduleShift(shift(0, date("2020-01-01"))))
         let repository = try PostgresRepository(url: url)
         let schedule = try repository.load().0
