@@ -179,6 +179,7 @@ extension Change {
         case .availability: "availability"
         case .settings: "settings"
         case .changeLog: "changeLog"
+        case .request: "requests"
         }
     }
 }

@@ -81,6 +81,8 @@ extension LuaScheduleAPI {
             return (before.map(Self.availabilityRow) ?? .nil, after.map(Self.availabilityRow) ?? .nil)
         case let .settings(before, after):
             return (Self.settingsRow(before), Self.settingsRow(after))
+        case let .request(before, after):
+            return (before.map { requestRow($0, .before) } ?? .nil, after.map { requestRow($0, .after) } ?? .nil)
         case .changeLogPruned, .changeLogRecorded:
             return (.nil, .nil)
         }

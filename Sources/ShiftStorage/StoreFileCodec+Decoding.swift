@@ -87,6 +87,7 @@ extension StoreFileCodec {
     private struct Sections {
         static let keys: Set<String> = [
             "format", "version", "settings", "locations", "shiftTypes", "people", "shifts", "demand", "availability", "changeLog",
+            "requests",
         ]
         var version: Int?
         var settings: StoreSettings?
@@ -105,8 +106,9 @@ extension StoreFileCodec {
             StoreFileContent(
                 version: version!, settings: settings ?? StoreSettings(timeZoneIdentifier: "UTC"),
                 locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
-                demand: demand, availability: availability, changeLog: changeLog)
+                demand: demand, availability: availability, changeLog: changeLog, requests: requests)
         }
+        var requests: [Request] = []
 
         mutating func readVersion(_ r: inout JSONReader) throws(StorageError) {
             let at = r.valueStart()
@@ -142,6 +144,8 @@ extension StoreFileCodec {
                 guard r.peek() == UInt8(ascii: "[") else { throw r.error("changeLog: expected an array ('['), found \(r.describeNext())") }
                 changeLogRange = start..<(try r.skipContainer())
             case "changeLog": changeLog = try array(decoder.logEntry)
+            case "requests" where version! >= 4: requests = try array(decoder.request)
+            case "requests": throw r.error("\"requests\" is new in version 4; this file says version \(version!)", at: r.lastKeyPosition)
             default: break
             }
         }
@@ -162,6 +166,8 @@ public struct StoreFileContent: Sendable {
     public var demand: [Demand]
     public var availability: [Availability]
     public var changeLog: [ChangeLogEntry]
+    /// Requests (version 4 on; none in older files).
+    public var requests: [Request] = []
 
     /// The schedule these entities make, with every invariant checked; its change log is
     /// `changeLogSource`'s entries (when given) followed by `changeLog`.
@@ -170,7 +176,8 @@ public struct StoreFileContent: Sendable {
         do {
             return try Schedule(
                 settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, shifts: shifts,
-                demand: demand, availability: availability, changeLog: changeLog, changeLogSource: changeLogSource)
+                demand: demand, availability: availability, changeLog: changeLog, changeLogSource: changeLogSource,
+                requests: requests)
         } catch {
             throw .invalidContent(path: path, reason: "\(error)")
         }

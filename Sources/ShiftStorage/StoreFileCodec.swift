@@ -8,7 +8,7 @@ import ShiftCore
 /// one-line diff.
 public enum StoreFileCodec {
     /// The version this build writes.
-    public static let currentVersion = 3
+    public static let currentVersion = 4
     /// The oldest version this build still reads (and migrates on the next save).
     public static let oldestVersion = 1
     static let formatName = "shiftscheduler"
@@ -75,6 +75,7 @@ public enum StoreFileCodec {
             if let weight = item.weight { w.key("weight"); w.number(weight) }
             w.endObject()
         }
+        w.section("requests", schedule.requests) { w, request in writeRequest(request, &w) }
         w.section("changeLog", schedule.changeLog, last: true) { w, entry in writeLogEntry(entry, &w) }
         w.raw("\n}\n")
         return w.bytes

@@ -21,7 +21,10 @@ extension PostgresRepository {
         defer { unlockForWriting() }
         let total = shifts.count + log.count
         do {
-            for table in ["change_log", "shifts", "availability", "demand", "shift_types", "people", "locations"] {
+            for table in [
+                "request_history", "requests", "change_log", "shifts", "availability", "demand", "shift_types", "people",
+                "locations",
+            ] {
                 try session.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"))
             }
             try session.execute(SettingsRow.update(schedule.settings))
@@ -30,6 +33,7 @@ extension PostgresRepository {
             try insert(schedule.people, PersonTable.self)
             try insert(schedule.demand, DemandTable.self)
             try insert(schedule.availability, AvailabilityTable.self)
+            for request in schedule.requests { try RequestTable.apply(before: nil, after: request, session) }
             var done = 0
             try insert(shifts, ShiftTable.self) { done += $0; progress?(done, total) }
             try insert(log, ChangeLogTable.self) { done += $0; progress?(done, total) }

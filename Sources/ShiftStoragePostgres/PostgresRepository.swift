@@ -113,7 +113,8 @@ public final class PostgresRepository: ScheduleRepository {
         do {
             let schedule = try Schedule(
                 settings: catalog.settings, locations: catalog.locations, shiftTypes: catalog.shiftTypes,
-                people: catalog.people, demand: catalog.demand, availability: catalog.availability, source: source)
+                people: catalog.people, demand: catalog.demand, availability: catalog.availability,
+                requests: catalog.requests, source: source)
             remember(revision, generation: generation)
             return (schedule, revision)
         } catch {
@@ -204,6 +205,7 @@ public final class PostgresRepository: ScheduleRepository {
             case let .demand(before, after): try DemandTable.apply(before: before, after: after, session)
             case let .availability(before, after): try AvailabilityTable.apply(before: before, after: after, session)
             case let .settings(_, after): try session.execute(SettingsRow.update(after))
+            case let .request(before, after): try RequestTable.apply(before: before, after: after, session)
             case .changeLogPruned, .changeLogRecorded: continue
             }
             if case .shift = change { continue }
@@ -311,12 +313,14 @@ struct Catalog {
     var people: [Person]
     var demand: [Demand]
     var availability: [Availability]
+    var requests: [Request]
 
     static func read(_ session: PostgresSession) throws -> Catalog {
         Catalog(
             settings: try SettingsRow.read(session), locations: try all(LocationTable.self, session),
             shiftTypes: try all(ShiftTypeTable.self, session), people: try all(PersonTable.self, session),
-            demand: try all(DemandTable.self, session), availability: try all(AvailabilityTable.self, session))
+            demand: try all(DemandTable.self, session), availability: try all(AvailabilityTable.self, session),
+            requests: try RequestTable.all(session))
     }
 
     private static func all<Table: EntityTable>(_: Table.Type, _ session: PostgresSession) throws -> [Table.Entity] {

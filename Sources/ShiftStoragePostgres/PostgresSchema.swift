@@ -10,7 +10,7 @@ import ShiftCore
 /// `migrations`. A schema holding a migration this build does not know was set up by a newer
 /// ShiftScheduler and is refused.
 ///
-/// Layout (migration `v1-schema`):
+/// Layout (migrations `v1-schema`, `v2-created-shifts`; `v3-requests` adds the requests, see `RequestTable`):
 /// - Ids are `uuid` (ordered by their bytes, which is `Identifier`'s order); dates are integer
 ///   day numbers (`LocalDate.dayNumber`); log instants are integer milliseconds since 1970.
 /// - Attributes and `settings.extra` are JSON text as the JSON store writes them (NULL when
@@ -36,6 +36,7 @@ enum PostgresSchema {
         ("v2-created-shifts", [
             "ALTER TABLE {schema}.change_log ADD COLUMN created_shift_ids bytea, ADD COLUMN created_last_date integer",
         ]),
+        ("v3-requests", RequestTable.migration),
     ]
 
     /// What a database holds for one schema.

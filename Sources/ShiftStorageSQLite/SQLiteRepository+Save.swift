@@ -53,10 +53,14 @@ extension SQLiteRepository {
         if let failure = schedule.source?.takeFailure() { throw failure }
         let catalog = Catalog(
             settings: schedule.settings, locations: schedule.locations, shiftTypes: schedule.shiftTypes,
-            people: schedule.people, demand: schedule.demand, availability: schedule.availability)
+            people: schedule.people, demand: schedule.demand, availability: schedule.availability,
+            requests: schedule.requests)
         return try withWriteLock {
             try writingInBulk { db in
-                for table in ["change_log", "shifts", "availability", "demand", "shift_types", "people", "locations"] {
+                for table in [
+                    "request_history", "requests", "change_log", "shifts", "availability", "demand", "shift_types", "people",
+                    "locations",
+                ] {
                     try db.execute(sql: "DELETE FROM \(table)")
                 }
                 try SettingsRow.update(catalog.settings, db)
@@ -65,6 +69,7 @@ extension SQLiteRepository {
                 try Self.insert(catalog.people, PersonTable.self, db)
                 try Self.insert(catalog.demand, DemandTable.self, db)
                 try Self.insert(catalog.availability, AvailabilityTable.self, db)
+                for request in catalog.requests { try RequestTable.apply(before: nil, after: request, db) }
                 try Self.withoutIndexes(on: ["shifts", "change_log"], db) {
                     try Self.insert(shifts, ShiftTable.self, db)
                     try Self.insert(log, ChangeLogTable.self, db)
@@ -135,6 +140,7 @@ extension SQLiteRepository {
             case let .demand(before, after): try DemandTable.apply(before: before, after: after, db)
             case let .availability(before, after): try AvailabilityTable.apply(before: before, after: after, db)
             case let .settings(_, after): try SettingsRow.update(after, db)
+            case let .request(before, after): try RequestTable.apply(before: before, after: after, db)
             case .changeLogPruned, .changeLogRecorded:
                 // The prune is `pruneCutoff`; recorded entries are among the summary's log entries.
                 break

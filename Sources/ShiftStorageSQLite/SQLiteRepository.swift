@@ -10,8 +10,8 @@ import Darwin
 
 /// A schedule store in one SQLite database (through GRDB), for schedules too big to load whole.
 ///
-/// - `load()` reads the catalog (settings, locations, shift types, people, demand, availability)
-///   and returns a schedule whose shifts and change log are read on demand from the database, so
+/// - `load()` reads the catalog (settings, locations, shift types, people, demand, availability,
+///   requests) and returns a schedule whose shifts and change log are read on demand from the database, so
 ///   opening a store of a million shifts costs what opening one of ten does.
 /// - A commit is one SQLite transaction writing only what the mutation changed, plus its log
 ///   entries and a new generation (the revision). A failure anywhere rolls all of it back.
@@ -126,7 +126,8 @@ public final class SQLiteRepository: ScheduleRepository {
         do {
             let schedule = try Schedule(
                 settings: catalog.settings, locations: catalog.locations, shiftTypes: catalog.shiftTypes,
-                people: catalog.people, demand: catalog.demand, availability: catalog.availability, source: source)
+                people: catalog.people, demand: catalog.demand, availability: catalog.availability,
+                requests: catalog.requests, source: source)
             return (schedule, meta.revision)
         } catch {
             throw StorageError.invalidContent(path: path, reason: "\(error)")
@@ -410,11 +411,13 @@ struct Catalog {
     var people: [Person]
     var demand: [Demand]
     var availability: [Availability]
+    var requests: [Request]
 
     static func read(_ db: Database) throws -> Catalog {
         Catalog(
             settings: try SettingsRow.read(db), locations: try LocationTable.all(db), shiftTypes: try ShiftTypeTable.all(db),
-            people: try PersonTable.all(db), demand: try DemandTable.all(db), availability: try AvailabilityTable.all(db))
+            people: try PersonTable.all(db), demand: try DemandTable.all(db), availability: try AvailabilityTable.all(db),
+            requests: try RequestTable.all(db))
     }
 }
 

@@ -8,7 +8,8 @@ import ShiftCore
 /// number, so a build that meets a higher number (or a migration it does not know) refuses the
 /// store instead of writing over a layout it does not understand.
 ///
-/// Layout (version 2; version 1 lacked the two `created_*` columns of `change_log`):
+/// Layout (version 3; version 1 lacked the two `created_*` columns of `change_log`, version 2
+/// the requests, see `RequestTable`):
 /// - Ids are 16-byte BLOBs: the UUID's bytes, whose order is `Identifier`'s `<` (and the order
 ///   of their lowercase text), so `ORDER BY id` is id order and a hex prefix is a BLOB range.
 /// - Dates are INTEGER day numbers (`LocalDate.dayNumber`); change-log instants are INTEGER
@@ -29,7 +30,7 @@ import ShiftCore
 enum SQLiteSchema {
     static let format = "shiftscheduler"
     /// The version this build reads and writes.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// The migrations, in order. `initialSettings` are the settings a new store starts with.
     static func migrator(initialSettings: StoreSettings) -> DatabaseMigrator {
@@ -53,6 +54,11 @@ enum SQLiteSchema {
                 ALTER TABLE change_log ADD COLUMN created_last_date INTEGER;
                 UPDATE meta SET version = 2 WHERE id = 1;
                 """)
+        }
+        // Version 3: requests and their history, in tables of their own (`RequestTable`).
+        migrator.registerMigration("v3-requests") { db in
+            try db.execute(sql: RequestTable.schema)
+            try db.execute(sql: "UPDATE meta SET version = 3 WHERE id = 1")
         }
         return migrator
     }

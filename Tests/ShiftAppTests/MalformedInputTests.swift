@@ -70,12 +70,12 @@ import Testing
         storeCase("huge string", ["schedule.json", "title", "longer than"]) {
             Array($0.replacingOccurrences(of: #""title": "D""#, with: #""title": ""# + String(repeating: "x", count: 20_000_000) + "\"").utf8)
         },
-        storeEdit("future version", ["schedule.json", "version 99", "newer"], #""version": 3"#, #""version": 99"#),
-        storeEdit("version zero", ["schedule.json:3:", "version 0"], #""version": 3"#, #""version": 0"#),
-        storeEdit("version as a string", ["schedule.json:3:", "version", "whole number"], #""version": 3"#, #""version": "2""#),
+        storeEdit("future version", ["schedule.json", "version 99", "newer"], #""version": 4"#, #""version": 99"#),
+        storeEdit("version zero", ["schedule.json:3:", "version 0"], #""version": 4"#, #""version": 0"#),
+        storeEdit("version as a string", ["schedule.json:3:", "version", "whole number"], #""version": 4"#, #""version": "2""#),
         storeEdit("people as an object", ["schedule.json:", "expected an array"], #""people": []"#, #""people": {}"#),
         storeEdit("a number for a shift type", ["schedule.json:", "expected an object"], #""shiftTypes": ["#, #""shiftTypes": [7, "#),
-        storeEdit("duplicate key", ["schedule.json:3:", "appears twice"], #""version": 3"#, #""version": 2, "version": 2"#),
+        storeEdit("duplicate key", ["schedule.json:3:", "appears twice"], #""version": 4"#, #""version": 4, "version": 4"#),
         storeEdit("unknown field", ["schedule.json:", "unknown"], #""people": []"#, #""people": [], "peeple": []"#),
         storeCase("2026-02-30", ["schedule.json:", "shifts[0].date", "2026-02-30"], withShift("2026-02-30")),
         storeCase("2026-13-01", ["schedule.json:", "shifts[0].date", "2026-13-01"], withShift("2026-13-01")),

@@ -72,7 +72,7 @@ extension MalformedInputTests {
         // Written by a newer build.
         sqliteEdit("a future format version", ["version 99", "newer", "upgrade"], "UPDATE meta SET version = 99"),
         sqliteEdit("a migration this build does not know", ["newer", "upgrade"],
-                   "INSERT INTO grdb_migrations (identifier) VALUES ('v2-from-the-future')"),
+                   "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')"),
         // A catalog that breaks a core invariant.
         sqliteEdit("an empty display name", ["displayName", "must not be empty"], opened: true, aPerson + "'')"),
         sqliteEdit("a control character in a name", ["displayName", "control character"], opened: true, aPerson + "'Bo' || char(27) || '[2Jb')"),

@@ -26,6 +26,7 @@ import ShiftCore
             var demand: [Demand]
             var availability: [Availability]
             var changeLog: [ChangeLogEntry]
+            var requests: [Request]
         }
         let schedule = try richSchedule()
         let mirror = try JSONDecoder().decode(Mirror.self, from: Data(StoreFileCodec.encode(schedule)))
@@ -38,10 +39,12 @@ import ShiftCore
         #expect(mirror.demand == schedule.demand)
         #expect(mirror.availability == schedule.availability)
         #expect(mirror.changeLog == Array(schedule.changeLog))
+        #expect(mirror.requests == schedule.requests)
 
         let reencoded = try Schedule(
             settings: mirror.settings, locations: mirror.locations, shiftTypes: mirror.shiftTypes, people: mirror.people,
-            shifts: mirror.shifts, demand: mirror.demand, availability: mirror.availability, changeLog: mirror.changeLog)
+            shifts: mirror.shifts, demand: mirror.demand, availability: mirror.availability, changeLog: mirror.changeLog,
+            requests: mirror.requests)
         #expect(reencoded == schedule)
     }
 

@@ -34,6 +34,7 @@ import ShiftCore
         #expect(loaded.people == original.people)
         #expect(loaded.demand == original.demand)
         #expect(loaded.availability == original.availability)
+        #expect(loaded.requests == original.requests)
         #expect(loaded.shifts() == original.shifts())
         #expect(Array(loaded.changeLog) == Array(original.changeLog))
         #expect(loaded == original)
@@ -472,13 +473,14 @@ import ShiftCore
     @Test func aVersionOneStoreIsMigratedWithItsLogAsItWas() async throws {
         let original = try richSchedule()
         let (_, path, directory) = try makeStore(original)
-        // Back to the layout of version 1: no created_* columns, the migration not applied.
+        // Back to the layout of version 1: no created_* columns, no requests, the migrations not applied.
         try await DatabaseQueue(path: path).write { db in
             try db.execute(sql: """
                 ALTER TABLE change_log DROP COLUMN created_shift_ids;
                 ALTER TABLE change_log DROP COLUMN created_last_date;
+                DROP TABLE request_history; DROP TABLE requests;
                 UPDATE meta SET version = 1;
-                DELETE FROM grdb_migrations WHERE identifier = 'v2-created-shifts';
+                DELETE FROM grdb_migrations WHERE identifier IN ('v2-created-shifts', 'v3-requests');
                 """)
         }
         let repository = try SQLiteRepository(path: path)

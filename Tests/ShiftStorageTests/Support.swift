@@ -84,7 +84,25 @@ func richSchedule() throws -> Schedule {
         settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin", weekStart: .sunday, changeLogRetention: .days(365),
                                 extra: ["rules.directories": .list([.string("rules")])]),
         locations: [ward], shiftTypes: [day, night, office], people: [bob, carol], shifts: shifts, demand: demand,
-        availability: availability, changeLog: log)
+        availability: availability, changeLog: log, requests: sampleRequests(shifts, bob: bob, carol: carol, night: night))
+}
+
+/// One request of each kind, in several states, with reasons that need escaping.
+func sampleRequests(_ shifts: [ScheduledShift], bob: Person, carol: Person, night: ShiftType) -> [Request] {
+    func at(_ seconds: Double, _ state: RequestState, _ reason: String? = nil) -> RequestTransition {
+        RequestTransition(state: state, timestamp: Date(timeIntervalSince1970: 1_790_000_000.5 + seconds), userId: "bob",
+                          userDisplayName: "Bob Øster", reason: reason)
+    }
+    return [
+        Request(id: RequestID(uuid(80)), kind: .swap, requesterID: bob.id, shift: SeenShift(shifts[2]), colleagueID: carol.id,
+                colleagueShift: SeenShift(shifts[1]),
+                history: [at(0, .pending, "wedding, \"Saturday\"\nsorry"), at(60, .accepted), at(120, .approved, "ok")]),
+        Request(id: RequestID(uuid(81)), kind: .offer, requesterID: bob.id, shift: SeenShift(shifts[4]), history: [at(10, .pending)]),
+        Request(id: RequestID(uuid(82)), kind: .claim, requesterID: carol.id, shift: SeenShift(shifts[5]),
+                history: [at(20, .pending), at(30, .cancelled, "never mind")]),
+        Request(id: RequestID(uuid(83)), kind: .timeOff, requesterID: carol.id, from: date("2026-04-01"), to: date("2026-04-03"),
+                shiftTypeID: night.id, history: [at(40, .pending, "holiday")]),
+    ]
 }
 
 func readBytes(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }

@@ -66,6 +66,7 @@ public typealias ShiftID = Identifier<ScheduledShift>
 public typealias DemandID = Identifier<Demand>
 public typealias AvailabilityID = Identifier<Availability>
 public typealias ChangeLogEntryID = Identifier<ChangeLogEntry>
+public typealias RequestID = Identifier<Request>
 
 extension UUID {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

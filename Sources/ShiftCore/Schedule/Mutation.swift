@@ -40,6 +40,13 @@ public indirect enum Mutation: Hashable, Sendable {
     /// Changes a shift's type (the seeds' shift switch), logged with old and new snapshot.
     case switchShift(ShiftID, to: ShiftTypeID, reason: String? = nil)
 
+    /// Makes a request (swap, offer, claim, time off). Its history holds one `pending`
+    /// transition; the shifts it names must still be as the request saw them.
+    case addRequest(Request)
+    /// Moves a request to its next state: the stored request plus one transition, and nothing
+    /// else changed. Approving one is this together with the change it asks for, in a batch.
+    case updateRequest(Request)
+
     case updateSettings(StoreSettings)
     /// Drops change-log entries older than the instant.
     case pruneChangeLog(before: Date)
@@ -80,6 +87,8 @@ public indirect enum Mutation: Hashable, Sendable {
         case .unscheduleShift: "unscheduleShift"
         case .reassignShift: "reassignShift"
         case .switchShift: "switchShift"
+        case .addRequest: "addRequest"
+        case .updateRequest: "updateRequest"
         case .updateSettings: "updateSettings"
         case .pruneChangeLog: "pruneChangeLog"
         case .recordChangeLogEntry: "recordChangeLogEntry"
@@ -98,6 +107,7 @@ public enum EntityKind: String, Codable, Hashable, Sendable, CaseIterable {
     case availability
     case settings
     case changeLog = "change_log"
+    case request
 }
 
 /// Whether an entity appeared, changed or disappeared.
@@ -115,6 +125,7 @@ public enum Change: Hashable, Sendable {
     case demand(before: Demand?, after: Demand?)
     case availability(before: Availability?, after: Availability?)
     case settings(before: StoreSettings, after: StoreSettings)
+    case request(before: Request?, after: Request?)
     case changeLogPruned(removed: Int)
     /// An entry appended by `recordChangeLogEntry`.
     case changeLogRecorded(ChangeLogEntry)
@@ -128,6 +139,7 @@ public enum Change: Hashable, Sendable {
         case .demand: .demand
         case .availability: .availability
         case .settings: .settings
+        case .request: .request
         case .changeLogPruned, .changeLogRecorded: .changeLog
         }
     }
@@ -140,6 +152,7 @@ public enum Change: Hashable, Sendable {
         case let .shift(b, a, _): ChangeAction(before: b != nil, after: a != nil)
         case let .demand(b, a): ChangeAction(before: b != nil, after: a != nil)
         case let .availability(b, a): ChangeAction(before: b != nil, after: a != nil)
+        case let .request(b, a): ChangeAction(before: b != nil, after: a != nil)
         case .settings: .updated
         case .changeLogPruned: .removed
         case .changeLogRecorded: .added
@@ -155,6 +168,7 @@ public enum Change: Hashable, Sendable {
         case let .shift(b, a, _): (a?.id ?? b?.id)?.description
         case let .demand(b, a): (a?.id ?? b?.id)?.description
         case let .availability(b, a): (a?.id ?? b?.id)?.description
+        case let .request(b, a): (a?.id ?? b?.id)?.description
         case let .changeLogRecorded(entry): entry.id.description
         case .settings, .changeLogPruned: nil
         }

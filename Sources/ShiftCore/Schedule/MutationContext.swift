@@ -24,7 +24,7 @@ struct MutationContext {
 
     private enum ChangeKey: Hashable {
         case location(LocationID), shiftType(ShiftTypeID), person(PersonID), shift(ShiftID)
-        case demand(DemandID), availability(AvailabilityID), settings
+        case demand(DemandID), availability(AvailabilityID), settings, request(RequestID)
         /// A change-log change: never merged, keyed by its position so keys stay parallel to changes.
         case log(Int)
     }
@@ -63,6 +63,8 @@ struct MutationContext {
             guard var shift = schedule.shift(id) else { throw .notFound(entity: .shift, id: id.description, field: Self.join(field, "shiftID")) }
             shift.shiftTypeID = type
             try update(shift, reason: reason, field: Self.join(field, "shift"))
+        case let .addRequest(request): try add(request, field: Self.join(field, "request"))
+        case let .updateRequest(request): try update(request, field: Self.join(field, "request"))
         case let .updateSettings(settings):
             let before = schedule.settings
             try schedule.replaceSettings(settings)
@@ -155,6 +157,7 @@ struct MutationContext {
         case let (.demand(b, _), .demand(_, a)): .demand(before: b, after: a)
         case let (.availability(b, _), .availability(_, a)): .availability(before: b, after: a)
         case let (.settings(b, _), .settings(_, a)): .settings(before: b, after: a)
+        case let (.request(b, _), .request(_, a)): .request(before: b, after: a)
         default: second
         }
     }
@@ -175,6 +178,7 @@ struct MutationContext {
         case let .demand(b, a): !(b == nil && a == nil) && b != a
         case let .availability(b, a): !(b == nil && a == nil) && b != a
         case let .settings(b, a): b != a
+        case let .request(b, a): !(b == nil && a == nil) && b != a
         case .changeLogPruned, .changeLogRecorded: true
         }
     }
@@ -294,6 +298,7 @@ struct MutationContext {
         for item in schedule.availabilityStore.values where item.shiftTypeID == id {
             try removeAvailability(item.id, field: field)
         }
+        for request in schedule.requestStore.values where request.shiftTypeID == id { removeRequest(request) }
         schedule.shiftTypeStore[id] = nil
         schedule.symbolIndex[before.symbol] = nil
         record(key: .shiftType(id), .shiftType(before: before, after: nil))
@@ -331,6 +336,9 @@ struct MutationContext {
             try update(open, reason: "\(before.displayName) removed", field: field)
         }
         for availabilityID in schedule.availabilityByPerson[id] ?? [] { try removeAvailability(availabilityID, field: field) }
+        for request in schedule.requestStore.values where request.requesterID == id || request.colleagueID == id {
+            removeRequest(request)
+        }
         schedule.personStore[id] = nil
         personNames?.remove(id, before.displayName)
         record(key: .person(id), .person(before: before, after: nil))
@@ -547,6 +555,175 @@ struct MutationContext {
         if let weight = item.weight, !weight.isFinite || weight < 0 {
             throw .invalidValue(field: field + ".weight", reason: "must be a finite number, 0 or more")
         }
+    }
+
+    // MARK: Requests
+
+    /// A new request: one `pending` transition, a shape that fits its kind, and shifts still as
+    /// the requester saw them.
+    mutating func add(_ request: Request, field: String) throws(ScheduleError) {
+        guard schedule.requestStore[request.id] == nil else {
+            throw .duplicateID(entity: .request, id: request.id.description, field: field + ".id")
+        }
+        guard request.history.count == 1, request.state == .pending else {
+            throw .invalidValue(field: field + ".history", reason: "a new request has one state change, to pending")
+        }
+        try checkRequest(request, field: field)
+        try checkSeen(request, field: field)
+        try checkParties(request, field: field)
+        schedule.requestStore[request.id] = request
+        record(key: .request(request.id), .request(before: nil, after: request))
+    }
+
+    /// A stored request read back: its shape only (its shifts may have changed since, and a
+    /// store over a source has not read its shifts).
+    mutating func load(_ request: Request, field: String) throws(ScheduleError) {
+        guard schedule.requestStore[request.id] == nil else {
+            throw .duplicateID(entity: .request, id: request.id.description, field: field + ".id")
+        }
+        guard !request.history.isEmpty else { throw .invalidValue(field: field + ".history", reason: "must not be empty") }
+        try checkRequest(request, field: field)
+        schedule.requestStore[request.id] = request
+        record(key: .request(request.id), .request(before: nil, after: request))
+    }
+
+    /// A request moved on: the stored one plus one allowed transition. Accepting or approving
+    /// needs its shifts still as the requester saw them.
+    mutating func update(_ request: Request, field: String) throws(ScheduleError) {
+        guard let before = schedule.requestStore[request.id] else {
+            throw .notFound(entity: .request, id: request.id.description, field: field + ".id")
+        }
+        guard let transition = request.history.last, request.history.count == before.history.count + 1,
+              Array(request.history.dropLast()) == before.history else {
+            throw .invalidValue(field: field + ".history", reason: "a request moves by one state change added to its history")
+        }
+        var unchanged = request
+        unchanged.history = before.history
+        guard unchanged == before else {
+            throw .invalidValue(field: field, reason: "only a request's state changes once it is made; make a new request instead")
+        }
+        guard before.state.canMove(to: transition.state, kind: request.kind, needsAcceptance: request.needsAcceptance) else {
+            throw .conflict(field: field + ".state", reason: Self.refusedMove(before, to: transition.state))
+        }
+        try Self.check(transition, field: field + ".history[\(request.history.count - 1)]")
+        if transition.state == .accepted || transition.state == .approved { try checkSeen(request, field: field) }
+        schedule.requestStore[request.id] = request
+        record(key: .request(request.id), .request(before: before, after: request))
+    }
+
+    private mutating func removeRequest(_ request: Request) {
+        schedule.requestStore[request.id] = nil
+        record(key: .request(request.id), .request(before: request, after: nil))
+    }
+
+    /// Why a request cannot move from its state to `next`, in words.
+    static func refusedMove(_ request: Request, to next: RequestState) -> String {
+        let name = "request \(request.id.description.prefix(8))"
+        if !request.state.isOpen { return "\(name) is already \(request.state.rawValue); only a pending or accepted request can be \(next.rawValue)" }
+        switch next {
+        case .accepted where request.kind != .swap: return "\(name) is a \(request.kind.words) request; only a swap is accepted"
+        case .accepted where !request.needsAcceptance: return "\(name) names no colleague to accept it"
+        case .accepted: return "\(name) is already accepted"
+        case .approved: return "\(name) is a swap with a colleague, who has to accept it before it is approved"
+        case .pending: return "\(name) cannot go back to pending"
+        default: return "\(name) cannot be \(next.rawValue) now"
+        }
+    }
+
+    /// Fields that fit the kind, references that resolve, values that are valid.
+    private func checkRequest(_ request: Request, field: String) throws(ScheduleError) {
+        guard schedule.personStore.index(forKey: request.requesterID) != nil else {
+            throw .unknownReference(field: field + ".requesterID", id: request.requesterID.description)
+        }
+        for (position, transition) in request.history.enumerated() {
+            try Self.check(transition, field: field + ".history[\(position)]")
+        }
+        func absent(_ present: Bool, _ name: String) throws(ScheduleError) {
+            if present { throw .invalidValue(field: field + "." + name, reason: "a \(request.kind.words) request has none") }
+        }
+        func required(_ present: Bool, _ name: String, _ what: String) throws(ScheduleError) {
+            if !present { throw .invalidValue(field: field + "." + name, reason: "a \(request.kind.words) request needs \(what)") }
+        }
+        switch request.kind {
+        case .swap, .offer, .claim:
+            try required(request.shift != nil, "shift", "a shift")
+            try absent(request.from != nil, "from")
+            try absent(request.to != nil, "to")
+            try absent(request.shiftTypeID != nil, "shiftTypeID")
+            if request.kind != .swap {
+                try absent(request.colleagueID != nil, "colleagueID")
+                try absent(request.colleagueShift != nil, "colleagueShift")
+            } else {
+                try required(request.colleagueID != nil, "colleagueID", "a colleague")
+            }
+        case .timeOff:
+            try absent(request.shift != nil, "shift")
+            try absent(request.colleagueID != nil, "colleagueID")
+            try absent(request.colleagueShift != nil, "colleagueShift")
+            guard let from = request.from, let to = request.to else {
+                throw .invalidValue(field: field + (request.from == nil ? ".from" : ".to"), reason: "time off needs a first and a last day")
+            }
+            guard from <= to else { throw .invalidValue(field: field + ".to", reason: "ends (\(to)) before it starts (\(from))") }
+            if let type = request.shiftTypeID, schedule.shiftTypeStore[type] == nil {
+                throw .unknownReference(field: field + ".shiftTypeID", id: type.description)
+            }
+        }
+        if let colleague = request.colleagueID {
+            guard schedule.personStore.index(forKey: colleague) != nil else {
+                throw .unknownReference(field: field + ".colleagueID", id: colleague.description)
+            }
+            guard colleague != request.requesterID else {
+                throw .invalidValue(field: field + ".colleagueID", reason: "a swap is with someone else")
+            }
+        }
+    }
+
+    private static func check(_ transition: RequestTransition, field: String) throws(ScheduleError) {
+        try checkName(transition.userId, field: field + ".userId")
+        try checkName(transition.userDisplayName, field: field + ".userDisplayName")
+        if let reason = transition.reason { try checkText(reason, field: field + ".reason", allowNewlines: true) }
+        guard transition.timestamp.timeIntervalSince1970.isFinite else {
+            throw .invalidValue(field: field + ".timestamp", reason: "must be a finite instant")
+        }
+    }
+
+    /// Whose shifts they are: a swap or an offer gives the requester's own shift, an exchange
+    /// takes the colleague's, a claim takes an open one.
+    private func checkParties(_ request: Request, field: String) throws(ScheduleError) {
+        guard let seen = request.shift else { return }
+        switch request.kind {
+        case .swap, .offer:
+            guard seen.personID == request.requesterID else {
+                throw .conflict(field: field + ".shift", reason: "the shift on \(seen.date) is not the requester's own")
+            }
+        case .claim:
+            guard seen.personID == nil else {
+                throw .conflict(field: field + ".shift", reason: "the shift on \(seen.date) is not open; only an open shift can be claimed")
+            }
+        case .timeOff: break
+        }
+        if let other = request.colleagueShift, other.personID != request.colleagueID {
+            throw .conflict(field: field + ".colleagueShift", reason: "the shift on \(other.date) is not the colleague's")
+        }
+    }
+
+    /// The shifts a request names still have the type, date and person it saw.
+    private func checkSeen(_ request: Request, field: String) throws(ScheduleError) {
+        for (seen, name) in [(request.shift, "shift"), (request.colleagueShift, "colleagueShift")] {
+            guard let seen else { continue }
+            guard let now = schedule.shift(seen.shiftID) else {
+                throw .conflict(field: field + "." + name, reason: "the shift of \(seen.date) (\(seen.shiftID.description.prefix(8))) no longer exists")
+            }
+            guard seen.matches(now) else {
+                throw .conflict(field: field + "." + name, reason: "the shift changed since it was read: \(describe(seen)) is now \(describe(SeenShift(now))); look again and make the request anew")
+            }
+        }
+    }
+
+    private func describe(_ seen: SeenShift) -> String {
+        let symbol = schedule.shiftTypeStore[seen.shiftTypeID]?.symbol ?? seen.shiftTypeID.description.prefix(8).description
+        let person = seen.personID.map { schedule.personName($0) ?? $0.description.prefix(8).description } ?? "nobody"
+        return "\(symbol) on \(seen.date) for \(person)"
     }
 
     // MARK: Values

@@ -19,6 +19,7 @@ public struct Schedule: Sendable {
     var shiftStore = ShiftTable()
     var demandStore: TreeDictionary<DemandID, Demand> = [:]
     var availabilityStore: TreeDictionary<AvailabilityID, Availability> = [:]
+    var requestStore: TreeDictionary<RequestID, Request> = [:]
 
     /// Where the shifts and the change log live when they are not held in memory (a SQLite
     /// store). Then `shiftStore` and the shift indexes hold only what this schedule changed (the
@@ -47,7 +48,7 @@ public struct Schedule: Sendable {
     public init(
         settings: StoreSettings, locations: [Location] = [], shiftTypes: [ShiftType] = [], people: [Person] = [],
         shifts: [ScheduledShift] = [], demand: [Demand] = [], availability: [Availability] = [],
-        changeLog: [ChangeLogEntry] = [], changeLogSource: (any ChangeLogSource)? = nil
+        changeLog: [ChangeLogEntry] = [], changeLogSource: (any ChangeLogSource)? = nil, requests: [Request] = []
     ) throws(ScheduleError) {
         try self.init(settings: settings)
         var context = MutationContext(schedule: self, recordsChanges: false, defersShiftIndex: true)
@@ -57,6 +58,7 @@ public struct Schedule: Sendable {
         for (i, shift) in shifts.enumerated() { try context.add(shift, namedOnFailure: "shifts[\(i)]") }
         for (i, item) in demand.enumerated() { try context.add(item, field: "demand[\(i)]") }
         for (i, item) in availability.enumerated() { try context.add(item, field: "availability[\(i)]") }
+        for (i, item) in requests.enumerated() { try context.load(item, field: "requests[\(i)]") }
         self = context.schedule
         self.index = ShiftIndex(shifts: shifts)
         // A log section left unread (a JSON store opened by a command that does not show the
@@ -70,11 +72,11 @@ public struct Schedule: Sendable {
     /// source serves. Used by repositories that do not load everything (SQLite).
     public init(
         settings: StoreSettings, locations: [Location], shiftTypes: [ShiftType], people: [Person],
-        demand: [Demand], availability: [Availability], source: any ScheduleSource
+        demand: [Demand], availability: [Availability], requests: [Request] = [], source: any ScheduleSource
     ) throws(ScheduleError) {
         try self.init(
             settings: settings, locations: locations, shiftTypes: shiftTypes, people: people, demand: demand,
-            availability: availability)
+            availability: availability, requests: requests)
         self.source = source
         self.changeLog = ChangeLog(source: source)
     }
@@ -114,6 +116,7 @@ public struct Schedule: Sendable {
         for shift in shiftStore.values { try context.add(shift, field: "shifts") }
         for item in demandStore.values { try context.add(item, field: "demand") }
         for item in availabilityStore.values { try context.add(item, field: "availability") }
+        for item in requestStore.values { try context.load(item, field: "requests") }
         copy = context.schedule
         copy.index = ShiftIndex(shifts: copy.shiftStore.values)
         copy.changeLog = readingChangeLog ? ChangeLog(changeLog) : changeLog
@@ -151,6 +154,7 @@ extension Schedule {
     }
     public func demand(_ id: DemandID) -> Demand? { demandStore[id] }
     public func availability(_ id: AvailabilityID) -> Availability? { availabilityStore[id] }
+    public func request(_ id: RequestID) -> Request? { requestStore[id] }
 
     /// The shift type with this symbol (symbols are unique).
     public func shiftType(symbol: String) -> ShiftType? { symbolIndex[symbol].flatMap { shiftTypeStore[$0] } }
@@ -189,6 +193,9 @@ extension Schedule {
     public var demand: [Demand] { demandStore.values.sorted(by: Demand.storageOrder) }
     /// All availability entries, by start date then person.
     public var availability: [Availability] { availabilityStore.values.sorted(by: Availability.storageOrder) }
+    /// All requests, in the order they were made.
+    public var requests: [Request] { requestStore.values.sorted(by: Request.storageOrder) }
+    public var requestCount: Int { requestStore.count }
 
     public var locationCount: Int { locationStore.count }
     public var shiftTypeCount: Int { shiftTypeStore.count }
@@ -278,6 +285,7 @@ extension Schedule: Equatable {
         guard lhs.settings == rhs.settings && lhs.locationStore == rhs.locationStore
             && lhs.shiftTypeStore == rhs.shiftTypeStore && lhs.personStore == rhs.personStore
             && lhs.demandStore == rhs.demandStore && lhs.availabilityStore == rhs.availabilityStore
+            && lhs.requestStore == rhs.requestStore
         else { return false }
         if lhs.source == nil && rhs.source == nil {
             guard lhs.shiftStore == rhs.shiftStore else { return false }

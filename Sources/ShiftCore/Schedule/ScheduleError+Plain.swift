@@ -36,6 +36,7 @@ extension ScheduleError {
         "displayName": "name", "shiftType": "shift type", "shiftTypeID": "shift type", "personID": "person",
         "locationID": "location", "shiftID": "shift", "demandID": "demand entry", "availabilityID": "availability entry",
         "changeLogEntry": "change-log entry", "shift_type": "shift type", "change_log": "change log",
+        "requesterID": "requester", "colleagueID": "colleague", "colleagueShift": "colleague's shift",
     ]
 
     /// `eventIdentifier` → `event identifier`.
