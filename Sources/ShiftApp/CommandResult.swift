@@ -70,22 +70,23 @@ public enum CommandRunner {
             return Outcome(stdout: try result.rendered(format), stderr: note, status: result.status)
         } catch let rejection as RejectedChange {
             return rejected(rejection.violations, schedule: rejection.schedule, pending: rejection.pending, directory: rejection.directory,
-                            format: format)
+                            remark: rejection.remark, format: format)
         } catch let ScheduleError.rejected(violations) {
-            return rejected(violations, schedule: nil, pending: [], directory: nil, format: format)
+            return rejected(violations, schedule: nil, pending: [], directory: nil, remark: nil, format: format)
         } catch {
             return Outcome(stdout: "", stderr: "shiftctl: \(message(for: error))\n", status: .badInput)
         }
     }
 
     private static func rejected(_ violations: [Violation], schedule: Schedule?, pending: [ScheduledShift], directory: String?,
-                                 format: OutputFormat) -> Outcome {
+                                 remark: String?, format: OutputFormat) -> Outcome {
         let report = ViolationReport(violations: violations, schedule: schedule, pending: pending, score: nil, rejected: true,
                                      directory: directory)
         let errors = report.errors
         return Outcome(
             stdout: (try? CommandResult(text: report.text(), json: report).rendered(format)) ?? "",
-            stderr: "shiftctl: rejected by the rules (\(errors) violation\(errors == 1 ? "" : "s")); nothing was written\n",
+            stderr: "shiftctl: rejected by the rules (\(errors) violation\(errors == 1 ? "" : "s")); nothing was written"
+                + (remark.map { "; \($0)" } ?? "") + "\n",
             status: .violations)
     }
 

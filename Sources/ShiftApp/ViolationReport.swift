@@ -53,6 +53,8 @@ public struct RejectedChange: Error, Sendable {
     public let pending: [ScheduledShift]
     /// The working folder, which the findings' rule files are named relative to.
     public var directory: String?
+    /// What stays as it was, said after "nothing was written" (`request 1a2b3c4d stays pending`).
+    public var remark: String? = nil
 }
 
 /// Rule scores for `validate --score`.

@@ -11,7 +11,11 @@ import Testing
         ["demand", "add"], ["demand", "list"], ["demand", "remove"],
         ["availability", "add"], ["availability", "list"], ["availability", "remove"],
         ["schedule", "add"], ["schedule", "list"], ["schedule", "remove"], ["schedule", "assign"], ["schedule", "unassign"],
-        ["switch"], ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
+        ["switch"],
+        ["request", "swap"], ["request", "offer"], ["request", "claim"], ["request", "time-off"], ["request", "list"],
+        ["request", "show"], ["request", "accept"], ["request", "approve"], ["request", "decline"], ["request", "cancel"],
+        ["request", "auto-approve"],
+        ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
         ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"], ["inrc2", "export"],
         ["rotate"], ["rotations", "list"], ["rotations", "show"], ["solve"], ["run"],
     ]
