@@ -116,6 +116,9 @@ extension LuaScheduleAPI {
         try method("availability") { [unowned self] schedule, side, args in
             try availability(schedule, side, try options(args, 1, Self.availabilityOptions, "availability: expected a table of filters, e.g. schedule:availability{ person = p, date = d }"))
         }
+        try method("requests") { [unowned self] schedule, side, args in
+            try requests(schedule, side, args)
+        }
         try method("runs") { [unowned self] schedule, side, args in
             try runs(schedule, side, try args.value(1))
         }

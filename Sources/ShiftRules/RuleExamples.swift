@@ -46,7 +46,7 @@ extension EngineState {
             if table["validate"].isTruthy {
                 violations = try validate(fixture.schedule, only: rule.id)
             } else {
-                let mutation = try fixture.mutation(from: table)
+                let mutation = try fixture.mutation(from: table, now: now())
                 let (after, changes) = try fixture.schedule.applying(mutation)
                 violations = try evaluate(Proposal(
                     mutation: mutation, changes: changes, before: fixture.schedule, after: after,
@@ -155,6 +155,7 @@ struct ExampleFixture {
     private var types: [String: ShiftTypeID] = [:]
     private var people: [String: PersonID] = [:]
     private var shiftIDs: [ShiftID] = []
+    private var requestIDs: [RequestID] = []
     private var counter = 0
 
     init(_ given: LuaValue) throws {
@@ -227,11 +228,67 @@ struct ExampleFixture {
                 weight: item["weight"].numberValue)))
         }
         schedule = try schedule.applying(.batch(mutations)).schedule
+        var requests: [Mutation] = []
+        for item in Self.list(table["requests"]) {
+            var made = try request(item, "given.requests", at: Date(timeIntervalSince1970: 0))
+            if !item["made"].isNil {
+                let day = try Self.date(item["made"], "given.requests.made")
+                made.history[0].timestamp = Date(timeIntervalSince1970: Double(schedule.zone.instant(of: day, minutes: 12 * 60)))
+            }
+            requests.append(.addRequest(made))
+            if let text = item["state"].stringValue, text != "pending" {
+                guard let state = RequestState(rawValue: text) else { throw ExampleError("given.requests.state: '\(text)' is not a request state") }
+                if state == .approved, made.needsAcceptance { made = made.moved(Self.step(.accepted, made.history[0].timestamp)) }
+                requests.append(.updateRequest(made.moved(Self.step(state, made.history[0].timestamp))))
+            }
+        }
+        if !requests.isEmpty { schedule = try schedule.applying(.batch(requests)).schedule }
+    }
+
+    private static func step(_ state: RequestState, _ at: Date) -> RequestTransition {
+        RequestTransition(state: state, timestamp: at, userId: "example", userDisplayName: "Example")
+    }
+
+    /// `{ kind = "swap", person = "Bob", shift = 1, with = "Carol", ["for"] = 2 }`,
+    /// `{ kind = "time_off", person = "Bob", from = d, to = d, type = "N", reason = "…" }`: a new
+    /// request, pending, made at `at`.
+    private mutating func request(_ value: LuaValue, _ what: String, at: Date) throws -> Request {
+        guard case .table = value else { throw ExampleError("\(what): a request is { kind = …, person = … }") }
+        guard let kind = RequestKind(rawValue: value["kind"].stringValue ?? "") else {
+            throw ExampleError("\(what).kind: swap, offer, claim or time_off")
+        }
+        let seen: (LuaValue) throws -> SeenShift? = { [self] index in
+            guard let number = index.integerValue else { return nil }
+            let id = try shift(number, what)
+            guard let shift = schedule.shift(id) else { throw ExampleError("\(what): shift \(number) is gone") }
+            return SeenShift(shift)
+        }
+        let id = RequestID(nextID())
+        requestIDs.append(id)
+        return Request(
+            id: id, kind: kind, requesterID: try person(value["person"], what), shift: try seen(value["shift"]),
+            colleagueID: value["with"].isNil ? nil : try person(value["with"], what), colleagueShift: try seen(value["for"]),
+            from: value["from"].isNil ? nil : try Self.date(value["from"], "\(what).from"),
+            to: value["to"].isNil ? (value["from"].isNil ? nil : try Self.date(value["from"], "\(what).from")) : try Self.date(value["to"], "\(what).to"),
+            shiftTypeID: value["type"].isNil ? nil : try type(value["type"], what),
+            history: [RequestTransition(state: .pending, timestamp: at, userId: "example", userDisplayName: "Example", reason: value["reason"].stringValue)])
     }
 
     /// The change an example makes: exactly one of `add`, `remove`, `switch`, `reassign`,
     /// `remove_location`, `remove_type`, `remove_person`.
-    mutating func mutation(from table: LuaTable) throws -> Mutation {
+    mutating func mutation(from table: LuaTable, now: Date) throws -> Mutation {
+        if !table["request"].isNil { return .addRequest(try request(table["request"], "request", at: now)) }
+        if case let .table(spec) = table["move_request"] {
+            let index = Int(spec[1].integerValue ?? 0)
+            guard index >= 1, index <= requestIDs.count, let request = schedule.request(requestIDs[index - 1]) else {
+                throw ExampleError("move_request: request \(index) is not in given.requests (1…\(requestIDs.count))")
+            }
+            guard let state = RequestState(rawValue: spec[2].stringValue ?? "") else {
+                throw ExampleError("move_request: { n, state } with a state such as \"approved\"")
+            }
+            return .updateRequest(request.moved(RequestTransition(
+                state: state, timestamp: now, userId: "example", userDisplayName: "Example", reason: spec[3].stringValue)))
+        }
         if case let .table(add) = table["add"] {
             if add.array.first?.tableValue != nil {
                 return .batch(try add.array.map { .scheduleShift(try makeShift($0, "add")) })
@@ -252,7 +309,7 @@ struct ExampleFixture {
         }
         if !table["remove_type"].isNil { return .removeShiftType(try type(table["remove_type"], "remove_type")) }
         if !table["remove_person"].isNil { return .removePerson(try person(table["remove_person"], "remove_person")) }
-        throw ExampleError("an example needs a change (add, remove, switch, reassign, remove_location, remove_type, remove_person) or validate = true")
+        throw ExampleError("an example needs a change (add, remove, switch, reassign, remove_location, remove_type, remove_person, request, move_request) or validate = true")
     }
 
     private mutating func nextID() -> UUID {
