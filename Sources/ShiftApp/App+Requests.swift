@@ -217,16 +217,9 @@ extension App {
     func requester(_ person: String?, in schedule: Schedule) throws -> Person {
         if let person { return try ReferenceResolver(schedule).person(person, option: "--person") }
         let user = workspace.actingUser(settings: schedule.settings)
-        if let person = Self.person(of: user, in: schedule) { return person }
+        if let person = Permissions.person(of: user, in: schedule) { return person }
         throw AppError.invalidValue(
             option: "--as", message: "the acting user '\(user.userId)' is nobody in the schedule; pass --as NAME or --person NAME, or give the person the attribute login=\(user.userId)")
-    }
-
-    /// The person a user is: `login` attribute first, then the name (ignoring case).
-    static func person(of user: UserProfile, in schedule: Schedule) -> Person? {
-        let people = schedule.people
-        return people.first { $0.attributes["login"] == .string(user.userId) }
-            ?? people.first { $0.displayName.compare(user.userId, options: .caseInsensitive) == .orderedSame }
     }
 
     func transition(_ state: RequestState, _ reason: String?, in schedule: Schedule) -> RequestTransition {

@@ -121,6 +121,7 @@ public struct Workspace: Sendable {
         let engine = try checkingRuleEngine(for: settings)
         await store.setValidators([engine])
         await store.setActingUser(actingUser(settings: settings))
+        await store.setPermissions(Permissions())
         return store
     }
 

@@ -17,7 +17,7 @@ struct Shiftctl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Init.self, Location.self, ShiftTypeCommand.self, Person.self, Demand.self, AvailabilityCommand.self,
-            ScheduleCommand.self, Switch.self, RequestCommand.self, Rotate.self, Rotations.self, Solve.self, Run.self, Log.self, Validate.self, Rules.self, Calendar.self,
+            ScheduleCommand.self, Switch.self, RequestCommand.self, RoleCommand.self, Rotate.self, Rotations.self, Solve.self, Run.self, Log.self, Validate.self, Rules.self, Calendar.self,
             Export.self, Import.self, Migrate.self, INRC2Command.self,
         ])
 

@@ -14,7 +14,7 @@ import Testing
         ["switch"],
         ["request", "swap"], ["request", "offer"], ["request", "claim"], ["request", "time-off"], ["request", "list"],
         ["request", "show"], ["request", "accept"], ["request", "approve"], ["request", "decline"], ["request", "cancel"],
-        ["request", "auto-approve"],
+        ["request", "auto-approve"], ["role", "grant"], ["role", "revoke"], ["role", "list"],
         ["log", "show"], ["log", "prune"], ["validate"], ["rules", "list"], ["rules", "test"],
         ["calendar"], ["export"], ["import"], ["migrate"], ["inrc2", "import"], ["inrc2", "export"],
         ["rotate"], ["rotations", "list"], ["rotations", "show"], ["solve"], ["run"],

@@ -17,7 +17,7 @@ extension ScheduleError {
             "\(Self.words(field)): \(reason)"
         case let .validatorFailed(_, message):
             "the rules could not check the change, so nothing was written: \(message)"
-        case .rejected, .lockTimeout:
+        case .rejected, .lockTimeout, .forbidden:
             description
         }
     }

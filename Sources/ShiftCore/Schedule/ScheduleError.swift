@@ -19,6 +19,8 @@ public enum ScheduleError: Error, Hashable, Sendable, CustomStringConvertible, L
     case validatorFailed(validator: String, message: String)
     /// Another process held the store's write lock for too long.
     case lockTimeout(store: String, seconds: Double)
+    /// The acting user's role does not allow the change (`Permissions`); nothing was written.
+    case forbidden(message: String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,8 @@ public enum ScheduleError: Error, Hashable, Sendable, CustomStringConvertible, L
             "rejected by rules: " + violations.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")
         case let .validatorFailed(validator, message):
             "rule host \(validator) failed, mutation rejected: \(message)"
+        case let .forbidden(message):
+            "permission denied: \(message)"
         case let .lockTimeout(store, seconds):
             "\(store): another process has been writing for over \(seconds) s; try again, or check for a stuck process holding \(store).lock"
         }

@@ -22,6 +22,8 @@ public actor ScheduleStore {
     public private(set) var revision: StoreRevision
     public var actingUser: UserProfile
     private var validators: [any ScheduleValidator]
+    /// Who may change what, checked before the rules (nil: anyone may change anything).
+    private var permissions: Permissions?
     private let environment: StoreEnvironment
     private var observers: [UUID: @Sendable (Schedule, CommitResult?) -> Void] = [:]
     /// Commits through the repository by other stores, while anyone observes this one.
@@ -40,6 +42,9 @@ public actor ScheduleStore {
     }
 
     public func setValidators(_ validators: [any ScheduleValidator]) { self.validators = validators }
+
+    /// Enforces roles (`Permissions`) on every later `apply`, or stops enforcing them (nil).
+    public func setPermissions(_ permissions: Permissions?) { self.permissions = permissions }
 
     /// Changes who later commits are recorded as (the change log's user).
     public func setActingUser(_ user: UserProfile) { actingUser = user }
@@ -107,8 +112,9 @@ public actor ScheduleStore {
         _ = source?.takeFailure()
         let base = try basis(for: mutation)
         let (proposed, changes) = try base.applying(mutation)
-        let violations = validators.isEmpty ? [] : try evaluate(Proposal(
-            mutation: mutation, changes: changes, before: base, after: proposed, user: user, timestamp: timestamp))
+        let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: proposed, user: user, timestamp: timestamp)
+        try permissions?.authorize(proposal)
+        let violations = validators.isEmpty ? [] : try evaluate(proposal)
         // A read of the store that failed while proposing or checking: the rules may have
         // passed on missing data, so nothing is written.
         if let failure = source?.takeFailure() { throw failure }

@@ -1,0 +1,135 @@
+import Foundation
+
+/// What a person may do in a schedule.
+public enum Role: String, Codable, Hashable, Sendable, CaseIterable, Comparable {
+    /// Reads the schedule, makes and cancels their own requests, accepts swaps addressed to
+    /// them, claims open shifts.
+    case staff
+    /// Also approves and declines requests, and edits shifts, people, types, demand, settings
+    /// and rules.
+    case scheduler
+    /// Also grants and revokes roles.
+    case admin
+
+    /// The person attribute that holds a person's role.
+    public static let attribute = "role"
+    /// The person attribute that ties a person to a login name (else their name is it).
+    public static let loginAttribute = "login"
+
+    public static func < (a: Role, b: Role) -> Bool { a.rank < b.rank }
+    private var rank: Int { Role.allCases.firstIndex(of: self)! }
+
+    /// The role a person's attributes give (nil: none).
+    public static func of(_ person: Person) -> Role? {
+        person.attributes[attribute]?.stringValue.flatMap(Role.init(rawValue:))
+    }
+}
+
+/// The permissions the funnel enforces for the file stores: who the acting user is (a person,
+/// by `login` attribute or by name) and what their role lets them change. A schedule where
+/// nobody has a role yet has no permissions to enforce (a store from before roles, or one
+/// person's roster); granting the first role switches them on.
+///
+/// The acting user of a file store is whatever `--as` says: this keeps honest people from
+/// mistakes, and the file's own permissions are the real boundary.
+public struct Permissions: Sendable {
+    public init() {}
+
+    /// The person a user is in a schedule: the one whose `login` attribute is the user id, else
+    /// the one whose name it is (ignoring case).
+    public static func person(of user: UserProfile, in schedule: Schedule) -> Person? {
+        let people = schedule.people
+        return people.first { $0.attributes[Role.loginAttribute]?.stringValue == user.userId }
+            ?? people.first { $0.displayName.compare(user.userId, options: .caseInsensitive) == .orderedSame }
+    }
+
+    /// Whether any person has a role (permissions are on).
+    public static func enforced(in schedule: Schedule) -> Bool {
+        schedule.people.contains { Role.of($0) != nil }
+    }
+
+    /// Refuses a proposal the acting user may not make.
+    /// - Throws: `ScheduleError.forbidden` naming the user, their role and what was refused.
+    public func authorize(_ proposal: Proposal) throws(ScheduleError) {
+        let before = proposal.before
+        guard Self.enforced(in: before) else { return }
+        let person = Self.person(of: proposal.user, in: before)
+        let role = person.flatMap(Role.of)
+        let who = person.map { "\($0.displayName) (\(role?.rawValue ?? "no role"))" } ?? "\(proposal.user.userId) (nobody in the schedule)"
+        func refuse(_ what: String, _ needs: String) -> ScheduleError {
+            .forbidden(message: "\(who) may not \(what); \(needs)")
+        }
+        if role == .admin { return }
+        guard let role, let me = person?.id else {
+            throw refuse("change the schedule", "ask an admin for a role (shiftctl role grant)")
+        }
+        for change in proposal.changes {
+            if Self.changesRoles(change) { throw refuse("grant or revoke roles", "an admin may") }
+        }
+        if role == .scheduler { return }
+        let approvals = Self.approvals(in: proposal)
+        for change in proposal.changes {
+            switch change {
+            case let .request(old, new?):
+                if old == nil, new.requesterID != me { throw refuse("make a request for someone else", "a scheduler or admin may") }
+                if new.state == (old?.state ?? .pending) { continue }
+                switch new.state {
+                case .cancelled where new.requesterID == me, .accepted where new.colleagueID == me, .expired:
+                    continue
+                case .approved where approvals.auto && (new.kind == .claim ? new.requesterID == me : new.colleagueID == me):
+                    continue
+                case .cancelled: throw refuse("cancel someone else's request", "a scheduler or admin may")
+                case .accepted: throw refuse("accept a swap addressed to someone else", "only its colleague may")
+                default: throw refuse("\(Self.verb(new.state)) requests", "a scheduler or admin may")
+                }
+            case let .shift(old, new, _):
+                guard let old, let new, Self.onlyPersonChanged(old, new), approvals.reassignments[new.id] == .some(new.personID) else {
+                    throw refuse("edit shifts", "a scheduler or admin may")
+                }
+            default:
+                throw refuse("change \(change.entity.rawValue.replacingOccurrences(of: "_", with: " ")) entries", "a scheduler or admin may")
+            }
+        }
+    }
+
+    private static func verb(_ state: RequestState) -> String {
+        switch state {
+        case .approved: "approve"
+        case .declined: "decline"
+        default: "move"
+        }
+    }
+
+    private static func onlyPersonChanged(_ old: ScheduledShift, _ new: ScheduledShift) -> Bool {
+        var same = new
+        same.personID = old.personID
+        return same == old
+    }
+
+    /// Whether a change grants, changes or takes away a role.
+    static func changesRoles(_ change: Change) -> Bool {
+        guard case let .person(old, new) = change else { return false }
+        return old.flatMap(Role.of) != new.flatMap(Role.of)
+            || old?.attributes[Role.loginAttribute] != new?.attributes[Role.loginAttribute] && (old.flatMap(Role.of) != nil)
+    }
+
+    /// Approvals in this proposal that the store approves by itself (claims and swaps, with the
+    /// store setting `requests.auto_approve`), and the reassignments they imply.
+    private static func approvals(in proposal: Proposal) -> (auto: Bool, reassignments: [ShiftID: PersonID?]) {
+        guard proposal.before.settings.extra["requests.auto_approve"] == .bool(true) else { return (false, [:]) }
+        var reassignments: [ShiftID: PersonID?] = [:]
+        var any = false
+        for case let .request(old, new?) in proposal.changes where new.state == .approved && old?.state != .approved {
+            guard new.kind == .claim || new.kind == .swap else { return (false, [:]) }
+            any = true
+            switch new.kind {
+            case .claim: if let shift = new.shift { reassignments[shift.shiftID] = .some(new.requesterID) }
+            case .swap:
+                if let shift = new.shift { reassignments[shift.shiftID] = .some(new.colleagueID) }
+                if let theirs = new.colleagueShift { reassignments[theirs.shiftID] = .some(new.requesterID) }
+            default: break
+            }
+        }
+        return (any, reassignments)
+    }
+}
