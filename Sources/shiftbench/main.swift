@@ -10,7 +10,9 @@
 // the ceiling; skipped without a server, see PostgresBenchmarks), inrc2 (scoring INRC-II
 // solutions with the rules in rules/examples/inrc2; data from benchmarks/inrc2), sqlite (a bulk
 // import of 1M shifts into a SQLite store, opening it, and `schedule add` at 1M against 10 shifts),
-// solve (`shiftctl solve` on the 28 INRC-II competition problems beside a CP-SAT model, scored by
+// solve (the model's speed: seeded moves on n120w8 scored incrementally by the INRC-II Lua rules
+// and by the same rules in Swift, --moves N, default 10,000, alone as solve-model; then
+// `shiftctl solve` on the 28 INRC-II competition problems beside a CP-SAT model, scored by
 // the independent scorer; --time-limit S per 4-week problem, 2S per 8-week, default 10),
 // peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
 // Python reference checker; Lua against native Swift). peers-lua --rules DIR is a profiling aid:
@@ -31,6 +33,7 @@ var rulesDirectory = "rules"
 var timeLimit: Double?
 var solveWorkers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 var only: [String]?
+var modelMoves = 10_000
 /// The value after an option, parsed, or exit 2 with `message`.
 @MainActor func optionValue<T>(_ parse: (String) -> T?, _ message: String) -> T {
     guard let text = arguments.first, let value = parse(text) else {
@@ -51,6 +54,7 @@ while !arguments.isEmpty {
     case "--workers": solveWorkers = optionValue(positive, "--workers needs a positive number")
     case "--only":
         only = optionValue({ $0.split(separator: ",").map(String.init) }, "--only needs problem names or prefixes such as n030w4,n120w8_1")
+    case "--moves": modelMoves = optionValue(positive, "--moves needs a positive number")
     case "--rules": rulesDirectory = optionValue({ $0 }, "--rules needs a folder")
     case "--sizes":
         sizes = optionValue({ text in
@@ -63,10 +67,11 @@ while !arguments.isEmpty {
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
         print("       shiftbench rules-lua [--rules DIR] [--sizes N] [--runs N]   (profiling aid: additions evaluated by the rules alone)")
         print("       shiftbench solve [--time-limit S] [--workers N] [--only n030w4,n120w8_1…]   (S for 4 weeks, 2S for 8; default 10, the goals' 60)")
+        print("       shiftbench solve-model [--moves N] [--runs N]   (the model's speed alone: moves/s of the Lua rules and of the same rules in Swift on n120w8)")
         exit(0)
-    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "peers-lua", "rules-lua", "solve": suites.append(argument)
+    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "peers-lua", "rules-lua", "solve", "solve-model": suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, postgres, peers, solve, peers-lua, rules-lua)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, postgres, peers, solve, solve-model, peers-lua, rules-lua)\n".utf8))
         exit(2)
     }
 }
@@ -102,7 +107,9 @@ do {
                 runs: runs, sizes: sizes.map(PeerBenchmarks.sizes(near:)) ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes),
                 data: "benchmarks/peers", rulesDirectory: "rules/examples/peers")
         case "host": try HostCallBenchmarks.run(runs: runs)
-        case "solve":
+        case "solve", "solve-model":
+            try ModelSpeedBenchmarks.run(data: "benchmarks/inrc2", moves: quick ? modelMoves / 5 : modelMoves, runs: runs, seed: 1)
+            guard suite == "solve" else { break }
             let seconds = timeLimit ?? (quick ? 5 : 10)
             try SolveBenchmarks.run(data: "benchmarks/inrc2", seconds4: seconds, seconds8: 2 * seconds, workers: solveWorkers,
                                     only: only ?? (quick ? ["n030w4_1_6-2-9-1", "n120w8_1"] : nil))

@@ -22,4 +22,16 @@ import Testing
             #expect(abs(replay.penalty - summary.softPenalty) < 1e-6, "after move \(step + 1)")
         }
     }
+
+    /// `shiftbench solve-model` fails unless its Swift yardstick of the INRC-II rules agrees with
+    /// the Lua rules after every move and with `validate --score` at the start and the end; a
+    /// short run of it.
+    @Test func theSwiftYardstickAgreesWithTheINRC2Rules() throws {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let shiftbench = folder.appendingPathComponent("shiftbench").path
+        try #require(FileManager.default.isExecutableFile(atPath: shiftbench), "build shiftbench first (swift build --build-tests builds it)")
+        let result = try runProgram("/usr/bin/env", ["-C", repositoryRoot.path, shiftbench, "solve-model", "--moves", "300", "--runs", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("| Swift |"))
+    }
 }
