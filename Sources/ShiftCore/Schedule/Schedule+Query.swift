@@ -141,7 +141,11 @@ extension Schedule {
     /// ones and the whole of the last day it returns, so the day can be put in start-time order.
     private func forEachMergedShift(_ query: ShiftQuery, _ source: any ScheduleSource, _ body: (ScheduledShift) -> Bool) {
         if let limit = query.limit, limit <= 0 { return }
-        guard let (first, last) = dateBounds(of: query, within: shiftDateRange), first <= last else { return }
+        // The query's own bounds, not the stored shifts' span: asking the source for its earliest
+        // and latest date inside a mutation's SERIALIZABLE transaction would make every writer
+        // that adds a shift at either end conflict with every other (the two ends of the date
+        // index are where they all read and write).
+        guard let (first, last) = dateBounds(of: query, within: LocalDate.minimum...LocalDate.maximum), first <= last else { return }
         let types = typeFilter(of: query)
         if let types, types.isEmpty { return }
         if query.unassignedOnly, query.personID != nil { return }

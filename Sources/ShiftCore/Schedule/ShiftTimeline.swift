@@ -36,8 +36,8 @@ extension Schedule {
             guard let refs = index.shifts(of: person) else { return [] }
             return timeline(count: refs.count) { add in refs.forEach(in: 0..<refs.count, add) }
         }
-        guard let range = shiftDateRange else { return [] }
-        let refs = shiftReferences(of: person, from: range.lowerBound, to: range.upperBound)
+        // All of the person's dates, not the stored shifts' span (see `forEachMergedShift`).
+        let refs = shiftReferences(of: person, from: .minimum, to: .maximum)
         return timeline(count: refs.count) { add in refs.forEach(add) }
     }
 
