@@ -122,7 +122,10 @@ public final class SQLiteRepository: ScheduleRepository {
     // MARK: ScheduleRepository
 
     public func load() throws -> (Schedule, StoreRevision) {
-        let (catalog, meta) = try reading { db in (try Catalog.read(db), try Meta.read(db)) }
+        let (catalog, meta) = try reading { db in
+            try SQLiteScheduleSource.checkDateIndex(db)
+            return (try Catalog.read(db), try Meta.read(db))
+        }
         do {
             let schedule = try Schedule(
                 settings: catalog.settings, locations: catalog.locations, shiftTypes: catalog.shiftTypes,

@@ -41,16 +41,27 @@ final class SQLiteScheduleSource: ScheduleSource {
     }
 
     var shiftDateRange: ClosedRange<LocalDate>? {
-        read(nil) { db in
-            let sql = "SELECT (SELECT min(date) FROM shifts), (SELECT max(date) FROM shifts)"
-            return try Binder(try db.cachedStatement(sql: sql)).firstRow(db) { row -> ClosedRange<LocalDate>? in
-                guard !row.isNull(0), !row.isNull(1) else { return nil }
-                let (first, last) = (try row.date(0), try row.date(1))
-                // A damaged date index can put a later date first.
-                guard first <= last else { throw ContentError(description: "the shifts' date index is out of order (the database is damaged)") }
-                return first...last
-            } ?? nil
-        }
+        read(nil) { db in try Self.dateRange(db) }
+    }
+
+    /// The earliest and latest date of a shift, from the two ends of the date index.
+    /// - Throws: `ContentError` when the index puts a later date first (a damaged database).
+    static func dateRange(_ db: Database) throws -> ClosedRange<LocalDate>? {
+        let sql = "SELECT (SELECT min(date) FROM shifts), (SELECT max(date) FROM shifts)"
+        return try Binder(try db.cachedStatement(sql: sql)).firstRow(db) { row -> ClosedRange<LocalDate>? in
+            guard !row.isNull(0), !row.isNull(1) else { return nil }
+            let (first, last) = (try row.date(0), try row.date(1))
+            // A damaged date index can put a later date first.
+            guard first <= last else { throw ContentError(description: "the shifts' date index is out of order (the database is damaged)") }
+            return first...last
+        } ?? nil
+    }
+
+    /// Refuses a database whose date index is out of order, when the store is opened: queries
+    /// no longer ask for the dates' range, so a command would otherwise read the damaged index
+    /// without noticing. Two index probes.
+    static func checkDateIndex(_ db: Database) throws {
+        _ = try dateRange(db)
     }
 
     func shift(_ id: ShiftID) -> ScheduledShift? {

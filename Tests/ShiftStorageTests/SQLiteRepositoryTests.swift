@@ -548,7 +548,10 @@ import ShiftCore
         let elapsed = clock.now - start
         let during = statements.withLock { $0 }
         #expect(!during.isEmpty)
+        // Beyond the catalog, only the date index's two ends, probed to refuse a damaged index
+        // (`SQLiteScheduleSource.checkDateIndex`).
         let touched = during.filter { $0.range(of: #"\b(shifts|change_log)\b"#, options: .regularExpression) != nil }
+            .filter { $0 != "SELECT (SELECT min(date) FROM shifts), (SELECT max(date) FROM shifts)" }
         #expect(touched.isEmpty, "\(touched)")
         #expect(elapsed < .seconds(1), "the catalog of a 100k-shift store loads in \(elapsed)")
         #expect(schedule.shiftCount == 100_000, "the count comes from the database")
