@@ -131,20 +131,21 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "LuaHostTests", dependencies: ["LuaHost", "CLua"]),
-        .testTarget(name: "ShiftCoreTests", dependencies: ["ShiftCore"]),
+        .testTarget(name: "ShiftCoreTests", dependencies: ["ShiftCore", "TestSupport"]),
         .testTarget(
             name: "ShiftRulesTests", dependencies: ["ShiftRules", "ShiftCore", "LuaHost", "ShiftStorage", "ShiftInterop", "TestSupport"],
             exclude: ["Fixtures"]  // hostile Lua scripts, read by path
         ),
         .testTarget(name: "ShiftAppTests", dependencies: ["ShiftApp", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftStoragePostgres", "ShiftRules", "shiftctl", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        // Helpers shared by the test targets (docs: #33 moves the rest of them here).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: ids, dates, the clock, temporary folders, the test
+        // PostgreSQL server. It needs only the core's types.
+        .target(name: "TestSupport", dependencies: ["ShiftCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ShiftSolveTests", dependencies: ["ShiftSolve", "ShiftRules", "ShiftCore", "ShiftInterop", "TestSupport"]),
         .testTarget(name: "ShiftInteropTests", dependencies: ["ShiftInterop", "ShiftCore", "ShiftApp", "ShiftStorage", "TestSupport"]),
         .testTarget(
             name: "ShiftDependenciesTests",
             dependencies: [
-                "ShiftDependencies", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftPlannerExample",
+                "ShiftDependencies", "ShiftCore", "ShiftStorage", "ShiftStorageSQLite", "ShiftPlannerExample", "TestSupport",
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 // Lets unimplemented test values record Swift Testing issues.
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// docs/architecture.md is the map of the code. Every file it names must exist, and every
@@ -6,7 +7,7 @@ import Testing
 /// renamed function fails here until the map follows.
 @Suite struct ArchitectureDocumentationTests {
     static let page: String = {
-        (try? String(contentsOfFile: CLI.repositoryRoot + "/docs/architecture.md", encoding: .utf8)) ?? ""
+        (try? String(contentsOfFile: repositoryRoot + "/docs/architecture.md", encoding: .utf8)) ?? ""
     }()
 
     /// Where repository paths start, and the top-level files a page may name.
@@ -77,7 +78,7 @@ import Testing
 
     static func exists(_ path: String, directory: Bool? = nil) -> Bool {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: CLI.repositoryRoot + "/" + path, isDirectory: &isDirectory) else { return false }
+        guard FileManager.default.fileExists(atPath: repositoryRoot + "/" + path, isDirectory: &isDirectory) else { return false }
         return directory.map { $0 == isDirectory.boolValue } ?? true
     }
 
@@ -106,7 +107,7 @@ import Testing
             let files = cells.compactMap(Self.path(inSpan:)).filter { Self.exists($0, directory: false) }
             guard !files.isEmpty else { continue }
             let texts = files.compactMap { file in
-                FileManager.default.contents(atPath: CLI.repositoryRoot + "/" + file).map { String(decoding: $0, as: UTF8.self) }
+                FileManager.default.contents(atPath: repositoryRoot + "/" + file).map { String(decoding: $0, as: UTF8.self) }
             }
             for span in cells {
                 guard let member = Self.member(inSpan: span) else { continue }

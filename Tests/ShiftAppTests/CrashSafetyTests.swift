@@ -1,5 +1,6 @@
 import Foundation
 import ShiftCore
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -37,8 +38,8 @@ import Glibc
     @Test(arguments: StoreBackend.allCases)
     func killedWritersNeverLoseOrHalfWriteAMutation(_ backend: StoreBackend) throws {
         let rounds = environmentCount("SHIFT_CRASH_ROUNDS", default: 30)
-        let seed = SeededGenerator.seed
-        var random = SeededGenerator(seed: seed)
+        let seed = SplitMix64.seed
+        var random = SplitMix64(seed: seed)
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let store = backend.fileName

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `make demo` runs scripts/demo.sh; it must pass with the shiftctl this build made (a roster by
@@ -9,7 +10,7 @@ import Testing
         defer { sandbox.remove() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [CLI.repositoryRoot + "/scripts/demo.sh", CLI.executable.path]
+        process.arguments = [repositoryRoot + "/scripts/demo.sh", CLI.executable.path]
         process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": sandbox.path, "USER": "demo", "COLUMNS": "100"]
         let output = URL(fileURLWithPath: sandbox.path + "/demo.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)

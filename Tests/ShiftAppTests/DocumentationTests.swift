@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// docs/cli.md is the user's reference: it must name every command and every option `--help` shows.
@@ -21,7 +22,7 @@ import Testing
     ]
 
     static let reference: String = {
-        (try? String(contentsOfFile: CLI.repositoryRoot + "/docs/cli.md", encoding: .utf8)) ?? ""
+        (try? String(contentsOfFile: repositoryRoot + "/docs/cli.md", encoding: .utf8)) ?? ""
     }()
 
     @Test(arguments: commands)

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The INRC-II rules in rules/examples/inrc2 against the competition's official validator output,
 /// and against an independent scorer (scripts/inrc2_reference.py) on real solutions.
 @Suite struct INRC2Tests {
-    static let data = CLI.repositoryRoot + "/benchmarks/inrc2"
+    static let data = repositoryRoot + "/benchmarks/inrc2"
 
     /// validator.txt line → rule id, as docs/inrc2.md maps them.
     static let categories: [(line: String, rule: String, hard: Bool)] = [
@@ -76,7 +77,7 @@ import Testing
         defer { sandbox.remove() }
         let parts = path.split(separator: "/").map(String.init)
         let score = try Self.score(instance: parts[0], solution: parts[1], in: sandbox)
-        let script = CLI.repositoryRoot + "/scripts/inrc2_reference.py"
+        let script = repositoryRoot + "/scripts/inrc2_reference.py"
         let reference = try Self.python([script, Self.data + "/" + parts[0], Self.data + "/" + path])
         try #require(reference.status == 0, "\(reference.stderr)")
         let expected = try json(reference.stdout)
@@ -120,7 +121,7 @@ import Testing
 
         let instance = Self.data + "/n005w4"
         let reference = try Self.python([
-            CLI.repositoryRoot + "/scripts/inrc2_reference.py", "--scenario", instance + "/Sc-n005w4.txt",
+            repositoryRoot + "/scripts/inrc2_reference.py", "--scenario", instance + "/Sc-n005w4.txt",
             "--history", instance + "/H0-n005w4-0.txt", "--weeks"] + ["1", "2", "3", "3"].map { instance + "/WD-n005w4-\($0).txt" }
             + ["--solutions"] + files.map { sandbox.path + "/" + $0 })
         try #require(reference.status == 0, "\(reference.stderr)")
@@ -165,7 +166,7 @@ import Testing
         #expect(try Self.byRule(score, "inrc2_h2_under_staffing").count == 1)
         #expect(try Self.byRule(score, "inrc2_s1_optimal_coverage").penalty == 240)
 
-        let script = CLI.repositoryRoot + "/scripts/inrc2_reference.py"
+        let script = repositoryRoot + "/scripts/inrc2_reference.py"
         let reference = try Self.python([script, sandbox.path + "/n005w4", sandbox.path + "/n005w4/" + solution])
         try #require(reference.status == 0, "\(reference.stderr)")
         let expected = try json(reference.stdout)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ShiftCore
+import TestSupport
 import Testing
 
 /// Damaged and foreign SQLite stores: each is refused with exit 2 and one line naming the store
@@ -47,11 +48,11 @@ extension MalformedInputTests {
         sqliteBytes("truncated to 100 bytes", ["damaged"]) { Array($0.prefix(100)) },
         sqliteBytes("truncated to its first page", ["damaged"]) { Array($0.prefix(SQLiteFile.pageSize(of: $0))) },
         sqliteBytes("random bytes", ["not a SQLite database"]) { _ in
-            var random = SeededGenerator(seed: 6)
+            var random = SplitMix64(seed: 6)
             return (0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }
         },
         sqliteBytes("a SQLite header and then random bytes", ["not a SQLite database"]) { _ in
-            var random = SeededGenerator(seed: 7)
+            var random = SplitMix64(seed: 7)
             return Array("SQLite format 3\0".utf8) + (16..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }
         },
         // Valid SQLite, but not a ShiftScheduler store.

@@ -46,7 +46,7 @@ final class PostgresSoak: Sendable {
         var writers = max(1, environmentCount("SHIFT_SOAK_WRITERS", default: 3))
         var killMilliseconds = max(2, environmentCount("SHIFT_SOAK_KILL_MS", default: 700))
         var crashSeconds = max(1, environmentCount("SHIFT_SOAK_CRASH_SECONDS", default: 6))
-        var seed = SeededGenerator.seed
+        var seed = SplitMix64.seed
     }
 
     /// What became of one operation.
@@ -85,7 +85,7 @@ final class PostgresSoak: Sendable {
     private struct State {
         var operations: [Operation] = []
         var running: [Int: Process] = [:]
-        var generator: SeededGenerator
+        var generator: SplitMix64
         var clientKills = 0
         var killsWithWork = 0
         var serverCrashes = 0
@@ -102,7 +102,7 @@ final class PostgresSoak: Sendable {
             throw PostgresTestError("could not start a cluster: \(started.output)")
         }
         url = String(line.split(separator: "=", maxSplits: 1)[1]) + "?schedule=soak"
-        state = Mutex(State(generator: SeededGenerator(seed: settings.seed)))
+        state = Mutex(State(generator: SplitMix64(seed: settings.seed)))
     }
 
     func shutDown() {
@@ -244,7 +244,7 @@ final class PostgresSoak: Sendable {
     static func cluster(_ action: String, _ folder: String) -> (status: Int32, output: String) {
         let log = folder + "-\(action)-\(UUID().uuidString).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let status = system("'\(CLI.repositoryRoot)/scripts/postgres-test-cluster.sh' \(action) '\(folder)' >'\(log)' 2>&1 </dev/null")
+        let status = system("'\(repositoryRoot)/scripts/postgres-test-cluster.sh' \(action) '\(folder)' >'\(log)' 2>&1 </dev/null")
         return (status, String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))
     }
 

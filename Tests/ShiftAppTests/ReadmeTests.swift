@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's quick start, run as a reader would: in a shell, from wherever they are.
 @Suite struct ReadmeTests {
-    static let readme = (try? String(contentsOfFile: CLI.repositoryRoot + "/README.md", encoding: .utf8)) ?? ""
+    static let readme = (try? String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)) ?? ""
 
     /// The `sh` code blocks of a section (up to the next heading of the same level or higher).
     static func shellBlocks(in section: String) -> [String] {

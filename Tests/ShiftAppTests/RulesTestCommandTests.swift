@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rules test PATH`: one rule file or a folder; rules without examples show as untested.
@@ -46,7 +47,7 @@ import Testing
         #expect(quiet.status == 2)
         #expect(quiet.stderr == "shiftctl: nothing to test: the 1 rule in quiet.lua has no examples (add examples = { … }: docs/rules.md)\n")
 
-        let rotation = try sandbox.run("rules", "test", CLI.repositoryRoot + "/rules/rotations/pitman.lua")
+        let rotation = try sandbox.run("rules", "test", repositoryRoot + "/rules/rotations/pitman.lua")
         #expect(rotation.status == 2)
         #expect(rotation.stderr.hasSuffix("pitman.lua is not a rule (rules test runs the examples of files that return rule { … })\n"), "\(rotation.stderr)")
         let missing = try sandbox.run("rules", "test", "nope.lua")

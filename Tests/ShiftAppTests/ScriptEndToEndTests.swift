@@ -1,6 +1,7 @@
 import Foundation
 import ShiftCore
 import ShiftStorage
+import TestSupport
 import Testing
 
 /// `shiftctl run`: script plugins through the built CLI.
@@ -207,7 +208,7 @@ import Testing
         defer { sandbox.remove() }
         let help = try sandbox.run("help", "run")
         #expect(help.status == 0)
-        let reference = try String(contentsOfFile: CLI.repositoryRoot + "/docs/cli.md", encoding: .utf8)
+        let reference = try String(contentsOfFile: repositoryRoot + "/docs/cli.md", encoding: .utf8)
         #expect(reference.contains("shiftctl run"))
         for option in Set(help.stdout.matches(of: /--[a-z][a-z-]+/).map { String($0.output) }) where option != "--help" {
             #expect(reference.contains("`" + option), "docs/cli.md does not document \(option) of run")

@@ -75,24 +75,6 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// A small seeded generator, so a failing random run can be repeated (`SHIFT_SEED=…`).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// The seed from `SHIFT_SEED`, else a fresh one (printed by the tests that use it).
-    static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["SHIFT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max >> 1)
-    }
-}
-
 /// A whole-number setting from the environment (the documented long runs raise the counts).
 func environmentCount(_ name: String, default value: Int) -> Int {
     ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? value
@@ -106,14 +88,7 @@ extension Sandbox {
 
     /// Starts `shiftctl` without waiting (output discarded), for tests that kill it or run several.
     func launch(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: path)
-        var environment = ["PATH": "/usr/bin:/bin", "HOME": path, "USER": "tester", "COLUMNS": "80", "TZ": "UTC"]
-        environment.merge(Sandbox.sanitizerOptions) { $1 }
-        environment.merge(extra) { $1 }
-        process.environment = environment
+        let process = shiftctl(arguments, environment: extra)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

@@ -1,20 +1,19 @@
 import Foundation
 import ShiftCore
 import ShiftStorage
+import TestSupport
 import Testing
 
 /// What opening a store reads: `validate` over SQLite without the whole schedule in memory, and
 /// a change log that bulk changes keep small and only `log` reads.
 @Suite struct StoreOpeningTests {
-    private static func id(_ n: Int) -> UUID { UUID(uuidString: String(format: "30000000-0000-4000-8000-%012x", n))! }
-
     /// Three shift types and twelve people over sixty days, with a double booking, a short rest
     /// and two shifts on one day every few days: the peers' three constraints find something.
     static func roster() throws -> Schedule {
         let types = [("E", "06:00-14:00"), ("L", "14:00-22:00"), ("N", "22:00-06:00")].enumerated().map { n, item in
-            ShiftType(id: ShiftTypeID(id(n + 1)), symbol: item.0, title: item.0, duration: ShiftDuration(item.1)!)
+            ShiftType(id: ShiftTypeID(uuid(n + 1)), symbol: item.0, title: item.0, duration: ShiftDuration(item.1)!)
         }
-        let people = (0..<12).map { Person(id: PersonID(id(100 + $0)), displayName: "P\($0)") }
+        let people = (0..<12).map { Person(id: PersonID(uuid(100 + $0)), displayName: "P\($0)") }
         var shifts: [ScheduledShift] = []
         let first = LocalDate("2026-01-05")!
         for day in 0..<60 {
@@ -23,17 +22,17 @@ import Testing
                 // Every 9th day someone works the night before an early: a short rest.
                 if (day + n) % 9 == 0 { type = types[0] }
                 shifts.append(ScheduledShift(
-                    id: ShiftID(id(10_000 + shifts.count)), shiftTypeID: type.id, date: first.adding(days: day), personID: person.id))
+                    id: ShiftID(uuid(10_000 + shifts.count)), shiftTypeID: type.id, date: first.adding(days: day), personID: person.id))
                 if (day * 7 + n) % 23 == 0 {
                     shifts.append(ScheduledShift(
-                        id: ShiftID(id(10_000 + shifts.count)), shiftTypeID: types[1].id, date: first.adding(days: day), personID: person.id))
+                        id: ShiftID(uuid(10_000 + shifts.count)), shiftTypeID: types[1].id, date: first.adding(days: day), personID: person.id))
                 }
             }
         }
         return try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"), shiftTypes: types, people: people, shifts: shifts)
     }
 
-    static let peerRules = CLI.repositoryRoot + "/rules/examples/peers"
+    static let peerRules = repositoryRoot + "/rules/examples/peers"
 
     @Test func validateOverSQLiteReadsByPersonAndFindsWhatItFindsInMemory() throws {
         let sandbox = try Sandbox()

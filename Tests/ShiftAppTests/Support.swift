@@ -1,6 +1,7 @@
 import Foundation
 import ShiftCore
 import ShiftStorage
+import TestSupport
 import Testing
 
 /// What one run of the built `shiftctl` printed and returned.
@@ -10,29 +11,22 @@ struct CLIResult {
     let stderr: String
 }
 
-/// A temporary folder for one test, removed by `remove()` or, at the latest, when the last
-/// reference goes (a test that fails half-way leaves nothing behind in the temporary folder).
+/// A temporary folder for one test in which to run `shiftctl`, removed by `remove()` or, at the
+/// latest, when the last reference goes.
 final class Sandbox: Sendable {
-    let path: String
+    let folder: TemporaryFolder
 
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("shiftctl-test-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
+    init() throws { folder = try TemporaryFolder(prefix: "shiftctl-test-") }
 
-    deinit { remove() }
+    var path: String { folder.path }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    func remove() { folder.remove() }
 
     var store: String { path + "/schedule.json" }
 
-    func bytes(_ file: String = "schedule.json") -> Data? { FileManager.default.contents(atPath: path + "/" + file) }
+    func bytes(_ file: String = "schedule.json") -> Data? { FileManager.default.contents(atPath: folder.file(file)) }
 
-    func write(_ text: String, to file: String) throws {
-        let url = URL(fileURLWithPath: path + "/" + file)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
-    }
+    func write(_ text: String, to file: String) throws { try folder.write(text, to: file) }
 
     /// Runs `shiftctl` in this folder with a small, fixed environment.
     @discardableResult
@@ -42,19 +36,7 @@ final class Sandbox: Sendable {
 
     /// `launcher`: a command that runs `shiftctl` for us (`runuser -u nobody --`).
     func run(arguments: [String], environment extra: [String: String] = [:], launcher: [String] = []) throws -> CLIResult {
-        let process = Process()
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = launcher.dropFirst() + [CLI.executable.path] + arguments
-        } else {
-            process.executableURL = CLI.executable
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = URL(fileURLWithPath: path)
-        var environment = ["PATH": "/usr/bin:/bin", "HOME": path, "USER": "tester", "COLUMNS": "80", "TZ": "UTC"]
-        environment.merge(Sandbox.sanitizerOptions) { $1 }
-        environment.merge(extra) { $1 }
-        process.environment = environment
+        let process = shiftctl(arguments, environment: extra, launcher: launcher)
         // Files, not pipes: nothing can block on a full pipe buffer.
         let outURL = URL(fileURLWithPath: path + "/.stdout-\(UUID().uuidString)")
         let errURL = URL(fileURLWithPath: path + "/.stderr-\(UUID().uuidString)")
@@ -95,6 +77,25 @@ final class Sandbox: Sendable {
     func schedule() throws -> Schedule {
         try JSONFileRepository(path: store).load().0
     }
+
+    /// `shiftctl` (through `launcher`, if any) set up to run in this folder with a small, fixed
+    /// environment, not started yet.
+    func shiftctl(_ arguments: [String], environment extra: [String: String], launcher: [String] = []) -> Process {
+        let process = Process()
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [CLI.executable.path] + arguments
+        } else {
+            process.executableURL = CLI.executable
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = URL(fileURLWithPath: path)
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": path, "USER": "tester", "COLUMNS": "80", "TZ": "UTC"]
+        environment.merge(Sandbox.sanitizerOptions) { $1 }
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        return process
+    }
 }
 
 enum CLI {
@@ -102,16 +103,6 @@ enum CLI {
     static let executable: URL = {
         if let override = ProcessInfo.processInfo.environment["SHIFTCTL_BIN"] { return URL(fileURLWithPath: override) }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("shiftctl")
-    }()
-
-    /// The repository root (holds Package.swift), found above this source file.
-    static let repositoryRoot: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
-            url = url.deletingLastPathComponent()
-        }
-        return FileManager.default.currentDirectoryPath
     }()
 }
 

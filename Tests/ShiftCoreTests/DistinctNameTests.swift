@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import ShiftCore
 
@@ -14,13 +15,13 @@ import Testing
 
     @Test func aSecondPersonOrLocationWithTheSameNameIsRefused() async throws {
         let (store, _) = try await f.store()
-        let bob = "another person is already called 'Bob' (10000000); give each person a name of their own"
+        let bob = "another person is already called 'Bob' (20000000); give each person a name of their own"
         await expectConflict("person.displayName", bob, .addPerson(Person(id: PersonID(uuid(50)), displayName: "Bob")), on: store)
         await expectConflict("person.displayName", bob, .addPerson(Person(id: PersonID(uuid(50)), displayName: " bob ")), on: store)
         var carol = f.carol
         carol.displayName = "BOB"
         await expectConflict("person.displayName", bob, .updatePerson(carol), on: store)
-        await expectConflict("batch[1].location.name", "another location is already called 'Ward 3' (10000000); give each location a name of its own",
+        await expectConflict("batch[1].location.name", "another location is already called 'Ward 3' (20000000); give each location a name of its own",
                              .batch([.addPerson(Person(id: PersonID(uuid(51)), displayName: "Dave")),
                                      .addLocation(Location(id: LocationID(uuid(52)), name: "ward 3"))]), on: store)
         let twins = Mutation.batch([.addPerson(Person(id: PersonID(uuid(53)), displayName: "Erin")),

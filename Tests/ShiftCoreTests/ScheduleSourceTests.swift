@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import ShiftCore
 
@@ -145,9 +146,10 @@ final class SourceRepository: ScheduleRepository {
 
     private func pair() async throws -> Pair {
         let empty = try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"))
-        let memory = try ScheduleStore(repository: InMemoryRepository(empty), actingUser: alice, environment: testEnvironment())
+        // Counters of one block: both stores make the same change-log ids.
+        let memory = try ScheduleStore(repository: InMemoryRepository(empty), actingUser: alice, environment: testEnvironment(ids: Counter(block: 0)))
         let repository = SourceRepository(empty)
-        let sourced = try ScheduleStore(repository: repository, actingUser: alice, environment: testEnvironment())
+        let sourced = try ScheduleStore(repository: repository, actingUser: alice, environment: testEnvironment(ids: Counter(block: 0)))
         let setup = Mutation.batch([
             .addLocation(f.ward), .addShiftType(f.day), .addShiftType(f.night), .addShiftType(f.office),
             .addShiftType(early), .addPerson(f.bob), .addPerson(f.carol), .addPerson(dan),
@@ -271,7 +273,7 @@ final class SourceRepository: ScheduleRepository {
     }
 
     @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64]) func answersMatchAScheduleHeldInMemory(seed: UInt64) async throws {
-        var random = Generator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let stores = try await pair()
         var next = 0
         for step in 0..<40 {
@@ -303,7 +305,7 @@ final class SourceRepository: ScheduleRepository {
         for mutation in [Mutation.removePerson(f.bob.id), .removeShiftType(f.night.id), .pruneChangeLog(before: fixedNow + 1)] {
             try await stores.memory.apply(mutation)
             try await stores.sourced.apply(mutation)
-            var random = Generator(seed: 9)
+            var random = SplitMix64(seed: 9)
             expectSameAnswers(await stores.memory.schedule, await stores.sourced.schedule, &random, "\(mutation.name)")
         }
     }
@@ -356,18 +358,5 @@ final class SourceRepository: ScheduleRepository {
         let small = try await reads(storing: 10)
         let large = try await reads(storing: 3000)
         #expect(large == small)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing run repeats.
-struct Generator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,31 +1,6 @@
 import Foundation
-import Synchronization
 @testable import ShiftCore
-
-/// Deterministic ids: 00000000-0000-0000-0000-000000000001, …
-final class Counter: Sendable {
-    private let value = Mutex(0)
-    func next() -> UUID {
-        let n = value.withLock { count in
-            count += 1
-            return count
-        }
-        return UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", n))!
-    }
-}
-
-func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "10000000-0000-4000-8000-%012x", n))! }
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
-func time(_ text: String) -> HourMinuteTime { HourMinuteTime(text)! }
-
-let fixedNow = Date(timeIntervalSince1970: 1_790_000_000.123)
-
-func testEnvironment() -> StoreEnvironment {
-    let counter = Counter()
-    return StoreEnvironment(now: { fixedNow }, makeUUID: { counter.next() }, lockTimeout: .seconds(2))
-}
-
-let alice = UserProfile(userId: "alice", displayName: "Alice Admin")
+import TestSupport
 
 /// A small schedule: a ward, day and night shift types, two people.
 struct Fixture {

@@ -4,6 +4,7 @@ import ShiftCore
 import ShiftDependencies
 import ShiftStorage
 import ShiftStorageSQLite
+import TestSupport
 import Testing
 
 @Suite struct ConnectionTests {
@@ -189,7 +190,7 @@ import Testing
     @Test func previewsWorkOnTheSampleScheduleAroundToday() async throws {
         try await withDependencies {
             $0.context = .preview
-            $0.date = .constant(fixedNow)
+            $0.date = .constant(mondayMorning)
         } operation: {
             @Dependency(\.calendarClient) var calendar
             @Dependency(\.persistenceClient) var persistence

@@ -2,6 +2,7 @@ import Dependencies
 import Foundation
 import ShiftCore
 import ShiftDependencies
+import TestSupport
 import Testing
 
 @Suite struct CurrentDayClientTests {

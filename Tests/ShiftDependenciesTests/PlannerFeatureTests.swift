@@ -3,6 +3,7 @@ import Foundation
 import ShiftCore
 import ShiftDependencies
 @testable import ShiftPlannerExample
+import TestSupport
 import Testing
 
 /// The example feature with its clients overridden: only the endpoints a flow should call are
@@ -113,7 +114,7 @@ import Testing
 
     @Test func theTextUIRunsOnTheLiveClientsWithTheStockRules() async throws {
         let (configuration, repository) = try memoryStore(profile: UserProfile(userId: "pat", displayName: "Pat"))
-        let (output, unread) = try await withLiveClients(configuration) {
+        let (output, unread) = try await withLiveClients(configuration, now: mondayMorning) {
             var lines = ["day 2026-03-02", "add E Bob", "add L Bob", "switch 1 L late start", "name Patricia", "remove 1 sick", "log 2", "quit", "never read"]
             var output: [String] = []
             await ShiftPlannerApp.run(input: { lines.isEmpty ? nil : lines.removeFirst() }, output: { output.append($0) })

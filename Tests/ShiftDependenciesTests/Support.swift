@@ -3,13 +3,11 @@ import Foundation
 import ShiftCore
 import ShiftDependencies
 import ShiftStorage
+import TestSupport
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-/// The package's stock Lua rules.
-let stockRules = repositoryRoot + "/rules"
-/// 2026-03-02T10:00:00Z, a Monday.
-let fixedNow = Date(timeIntervalSince1970: 1_772_445_600)
-let alice = UserProfile(userId: "alice", displayName: "Alice Admin")
+/// 2026-03-02T10:00:00Z, a Monday morning: "today" for the tests that look at the sample
+/// schedule's first week the way an app opened that day does.
+let mondayMorning = Date(timeIntervalSince1970: 1_772_445_600)
 let ward = SampleSchedule.ward
 let clinic = SampleSchedule.clinic
 let early = SampleSchedule.early
@@ -17,8 +15,6 @@ let late = SampleSchedule.late
 let night = SampleSchedule.night
 let bob = SampleSchedule.bob
 let carol = SampleSchedule.carol
-
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
 
 /// The sample catalogue (a ward and a clinic, E/L/N at the ward, Alice, Bob, Carol) without shifts.
 func catalogue(timeZone: String = "Europe/Berlin") throws -> Schedule {
@@ -54,15 +50,4 @@ func memoryStore(
 ) throws -> (ScheduleConfiguration, InMemoryRepository) {
     let repository = InMemoryRepository(try schedule ?? catalogue())
     return (ScheduleConfiguration(backend: .repository(repository), rulesDirectories: rules, defaultProfile: profile), repository)
-}
-
-/// A fresh temporary folder, removed by `remove()` or when the last reference goes.
-final class TemporaryFolder: Sendable {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "shift-deps-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { remove() }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -3,6 +3,7 @@ import Foundation
 import ShiftCore
 import ShiftDependencies
 import ShiftStorage
+import TestSupport
 import Testing
 
 @Suite struct UserProfileClientTests {

@@ -3,6 +3,7 @@ import ShiftApp
 import ShiftCore
 import ShiftInterop
 import ShiftStorage
+import TestSupport
 import Testing
 
 /// `shiftctl export` and `import` for csv, ics and html, through the app layer and a store file.
@@ -14,7 +15,7 @@ import Testing
     func setUp(_ schedule: Schedule, rules: Bool = false) throws -> (TemporaryFolder, App) {
         let folder = try TemporaryFolder()
         try Data(StoreFileCodec.encode(schedule)).write(to: URL(fileURLWithPath: folder.path + "/schedule.json"))
-        let app = App(options: GlobalOptions(store: "schedule.json", rules: rules ? [Environment.repositoryRoot + "/rules"] : [], noRules: !rules),
+        let app = App(options: GlobalOptions(store: "schedule.json", rules: rules ? [stockRules] : [], noRules: !rules),
                       environment: AppEnvironment(variables: ["USER": "tester"], currentDirectory: folder.path, now: { fixedNow }))
         return (folder, app)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ShiftCore
 @testable import ShiftInterop
+import TestSupport
 import Testing
 
 /// The HTML roster page as a scheduler reads it (issue 35, items 4 and 11): one grid across

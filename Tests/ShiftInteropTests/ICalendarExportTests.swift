@@ -1,13 +1,16 @@
 import Foundation
 import ShiftCore
 @testable import ShiftInterop
+import TestSupport
 import Testing
 
 @Suite struct ICalendarExportTests {
     let f = InteropFixture()
+    /// 2026-01-02T03:04:05Z, for `DTSTAMP`: no two of its fields alike.
+    static let stamp = Date(timeIntervalSince1970: 1_767_323_045)
 
     func export(_ schedule: Schedule, _ selection: ShiftSelection = ShiftSelection(), style: ICalendarExporter.TimeStyle = .zoned) -> String {
-        ICalendarExporter(selection: selection, timeStyle: style, now: { fixedNow }).export(schedule)
+        ICalendarExporter(selection: selection, timeStyle: style, now: { Self.stamp }).export(schedule)
     }
 
     /// The unfolded content lines of an export.
@@ -123,7 +126,7 @@ import Testing
         defer { folder.remove() }
         for style in ICalendarExporter.TimeStyle.allCases {
             let file = try folder.write(ICalendarExporter(timeStyle: style, now: { fixedNow }).export(schedule), to: "team-\(style).ics")
-            let result = try Environment.run(python, [Environment.repositoryRoot + "/scripts/check_ics.py", file])
+            let result = try runProgram(python, [repositoryRoot + "/scripts/check_ics.py", file])
             #expect(result.status == 0, "check_ics.py failed: \(result.stderr)")
             let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             let events = try #require(parsed?["events"] as? [[String: Any]])

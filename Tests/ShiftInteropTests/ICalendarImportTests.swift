@@ -1,6 +1,7 @@
 import Foundation
 import ShiftCore
 @testable import ShiftInterop
+import TestSupport
 import Testing
 
 @Suite struct ICalendarImportTests {
@@ -8,7 +9,7 @@ import Testing
 
     func importer() -> ICalendarImporter {
         let next = Counter()
-        return ICalendarImporter(makeID: { ShiftID(uuid(900 + next.next())) })
+        return ICalendarImporter(makeID: { ShiftID(next.next()) })
     }
 
     /// A calendar around some events, CRLF-terminated.
@@ -136,14 +137,6 @@ import Testing
         #expect(plan.added.first?.shiftTypeID == f.day.id)
     }
 }
-
-/// Deterministic numbers for test ids.
-final class Counter: Sendable {
-    private let value = Mutex(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
-}
-
-import Synchronization
 
 extension InteropFixture {
     /// The symbol of a type id, for compact expectations.

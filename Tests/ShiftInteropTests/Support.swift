@@ -1,13 +1,7 @@
 import Foundation
-import TestSupport
 import ShiftCore
+import TestSupport
 import Testing
-
-func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "20000000-0000-4000-8000-%012x", n))! }
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
-
-/// 2026-01-02T03:04:05Z, for `DTSTAMP`.
-let fixedNow = Date(timeIntervalSince1970: 1_767_323_045)
 
 /// A Berlin schedule with awkward names (commas, semicolons, quotes, non-ASCII letters), a night
 /// shift across the spring and the autumn DST change, an all-day type and an open shift.
@@ -46,16 +40,6 @@ struct InteropFixture {
 
 /// Where the tests find things on this machine.
 enum Environment {
-    /// The repository root (holds Package.swift), found above this source file.
-    static let repositoryRoot: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
-            url = url.deletingLastPathComponent()
-        }
-        return FileManager.default.currentDirectoryPath
-    }()
-
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
     /// A Python that can `import icalendar`: the repository's `.venv-interop` (made by .ci/run),
@@ -63,32 +47,8 @@ enum Environment {
     static let pythonWithICalendar: String? = {
         let venv = repositoryRoot + "/.venv-interop/bin/python"
         for candidate in [venv, "python3"] where candidate != venv || FileManager.default.isExecutableFile(atPath: venv) {
-            if let result = try? run(candidate, ["-c", "import icalendar"]), result.status == 0 { return candidate }
+            if let result = try? runProgram(candidate, ["-c", "import icalendar"]), result.status == 0 { return candidate }
         }
         return nil
     }()
-
-    /// Runs a program (found on the PATH when not absolute) and collects its output.
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try runProgram(program, arguments)
-    }
-}
-
-/// A temporary folder removed by `remove()` or when the last reference goes.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { remove() }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-
-    func write(_ text: String, to name: String) throws -> String {
-        let file = path + "/" + name
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return file
-    }
 }

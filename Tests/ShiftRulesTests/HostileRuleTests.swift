@@ -112,7 +112,7 @@ import ShiftStorage
         let plain = try ScheduleStore(
             repository: JSONFileRepository(path: storePath, createIfMissing: true,
                                            initialSettings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")),
-            actingUser: UserProfile(userId: "t", displayName: "T"), environment: environment())
+            actingUser: UserProfile(userId: "t", displayName: "T"), environment: testEnvironment())
         try await plain.apply(world.setup)
         let storeBefore = FileManager.default.contents(atPath: storePath)
         let label = "\(fixture.name) (\(phase))"
@@ -146,7 +146,7 @@ import ShiftStorage
 
         let store = try ScheduleStore(
             repository: JSONFileRepository(path: storePath), validators: [engine],
-            actingUser: UserProfile(userId: "t", displayName: "T"), environment: environment())
+            actingUser: UserProfile(userId: "t", displayName: "T"), environment: testEnvironment())
         do {
             try await store.apply(.scheduleShift(world.shift(1, world.day, "2026-03-02", world.bob)))
             #expect(expected == "accepted" || phase == .load, "\(label): the change was accepted")

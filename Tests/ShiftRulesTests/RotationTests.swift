@@ -48,16 +48,15 @@ import ShiftCore
     /// A schedule with the rotation's shift types (by letter) and `size` people per team.
     private func world(for info: RotationInfo, size: Int = 2, zone: String = "Europe/Berlin") throws -> (Schedule, [(String, [PersonID])]) {
         var mutations: [Mutation] = []
-        var n = 0
-        func next() -> UUID { n += 1; return UUID(uuidString: String(format: "40000000-0000-4000-8000-%012x", n))! }
+        let ids = Counter()
         for (letter, time) in info.shifts.sorted(by: { $0.key < $1.key }) {
-            mutations.append(.addShiftType(ShiftType(id: ShiftTypeID(next()), symbol: letter, title: letter, duration: ShiftDuration(time)!)))
+            mutations.append(.addShiftType(ShiftType(id: ShiftTypeID(ids.next()), symbol: letter, title: letter, duration: ShiftDuration(time)!)))
         }
         var teams: [(String, [PersonID])] = []
         for team in info.teams {
             var people: [PersonID] = []
             for member in 0..<size {
-                let id = PersonID(next())
+                let id = PersonID(ids.next())
                 people.append(id)
                 mutations.append(.addPerson(Person(id: id, displayName: "\(team)\(member)")))
             }

@@ -1,29 +1,7 @@
 import Foundation
-import Synchronization
 import ShiftCore
 @testable import ShiftRules
-
-/// The repository's stock rules folder.
-let stockRules: String = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("rules").path
-
-func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "30000000-0000-4000-8000-%012x", n))! }
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
-
-final class Counter: Sendable {
-    private let value = Mutex(0)
-    func next() -> UUID {
-        UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", value.withLock { $0 += 1; return $0 }))!
-    }
-}
-
-let fixedNow = Date(timeIntervalSince1970: 1_772_323_200) // 2026-03-01T00:00:00Z
-
-func environment() -> StoreEnvironment {
-    let counter = Counter()
-    return StoreEnvironment(now: { fixedNow }, makeUUID: { counter.next() }, lockTimeout: .seconds(2))
-}
+import TestSupport
 
 /// Ward, D (07-19), N (19-07), E (06-14), L (14-22), Bob and Carol.
 struct World {
@@ -58,7 +36,7 @@ struct World {
     func store(_ engine: RuleEngine) async throws -> (ScheduleStore, InMemoryRepository) {
         let repository = InMemoryRepository(try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")))
         let store = try ScheduleStore(repository: repository, validators: [engine],
-                                      actingUser: UserProfile(userId: "t", displayName: "T"), environment: environment())
+                                      actingUser: UserProfile(userId: "t", displayName: "T"), environment: testEnvironment())
         try await store.apply(setup)
         return (store, repository)
     }

@@ -30,7 +30,7 @@ import Testing
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let shiftbench = folder.appendingPathComponent("shiftbench").path
         try #require(FileManager.default.isExecutableFile(atPath: shiftbench), "build shiftbench first (swift build --build-tests builds it)")
-        let result = try runProgram("/usr/bin/env", ["-C", repositoryRoot.path, shiftbench, "solve-model", "--moves", "300", "--runs", "1"])
+        let result = try runProgram("/usr/bin/env", ["-C", repositoryRoot, shiftbench, "solve-model", "--moves", "300", "--runs", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("| Swift |"))
     }

@@ -2,15 +2,7 @@ import Foundation
 import ShiftCore
 import ShiftRules
 @testable import ShiftSolve
-
-/// The repository's folders.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-let stockRules = repositoryRoot.appendingPathComponent("rules").path
-
-func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "50000000-0000-4000-8000-%012x", n))! }
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
-
-let fixedNow = Date(timeIntervalSince1970: 1_772_323_200) // 2026-03-01T00:00:00Z
+import TestSupport
 
 func engine(_ directories: [String] = [stockRules], config: RulesConfig = RulesConfig(), workers: Int = 1) throws -> RuleEngine {
     var configuration = RuleEngineConfiguration(directories: directories, config: config, now: { fixedNow })

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ShiftCore
 @testable import ShiftStorage
@@ -34,7 +35,7 @@ import ShiftCore
     """
 
     @Test func aVersionTwoLogIsReadAsItIsAndKeptByTheMigration() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         writeText(Self.versionTwo, to: path)
         let repository = JSONFileRepository(path: path)
@@ -59,7 +60,7 @@ import ShiftCore
     }
 
     @Test func theLogIsLeftUnreadUntilACommandAsksForIt() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         // The second entry's change type is damaged: opening does not see it, reading the log does.
         let damaged = Self.versionTwo.replacingOccurrences(
@@ -85,7 +86,7 @@ import ShiftCore
     }
 
     @Test func aLogReadLaterIsTheOneThatWasOpened() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         writeText(Self.versionTwo, to: path)
         let (opened, _) = try JSONFileRepository(path: path).load()
@@ -97,7 +98,7 @@ import ShiftCore
     }
 
     @Test func aPruneDropsUnreadEntriesOnSave() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         writeText(Self.versionTwo, to: path)
         let store = try ScheduleStore(repository: JSONFileRepository(path: path), actingUser: tester, environment: testEnvironment())

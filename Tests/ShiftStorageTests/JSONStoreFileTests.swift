@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ShiftCore
 @testable import ShiftStorage
@@ -49,7 +50,7 @@ import ShiftCore
     }
 
     @Test func aOneShiftChangeIsAFewLinesOfDiff() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         let repository = JSONFileRepository(path: path)
         try repository.write(StoreFileCodec.encode(try richSchedule()))
@@ -65,7 +66,7 @@ import ShiftCore
     }
 
     @Test func aMissingFileIsReportedOrCreated() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("none.json")
         #expect(throws: StorageError.notFound(path: path)) { try JSONFileRepository(path: path).load() }
         let (empty, revision) = try JSONFileRepository(path: path, createIfMissing: true,
@@ -76,7 +77,7 @@ import ShiftCore
     }
 
     @Test func readsVersionOneAndMigratesOnTheNextSave() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("old.json")
         let original = """
         {
@@ -197,7 +198,7 @@ import ShiftCore
     }
 
     @Test func aCorruptStoreIsNeverWrittenOver() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         let garbage = Self.valid.prefix(120) + "\u{0}garbage"
         writeText(String(garbage), to: path)
@@ -214,7 +215,7 @@ import ShiftCore
     }
 
     @Test func leftoverTemporaryFilesAreCleanedUp() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         writeText(Self.valid, to: path)
         writeText("half a save", to: directory.file(".schedule.json.999.123.tmp"))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ShiftStoragePostgres
 
@@ -51,7 +52,7 @@ import ShiftStoragePostgres
     }
 
     @Test func thePasswordFileSuppliesAMissingPassword() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let file = directory.file("pgpass")
         writeText("# comment\nother:*:*:*:wrong\ndb.example:5432:roster:alice:fr\\:om-file\n*:*:*:bob:bobs\n", to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)

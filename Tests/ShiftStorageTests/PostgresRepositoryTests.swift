@@ -87,7 +87,7 @@ struct PostgresRepositoryTests {
     }
 
     @Test func anUnreachableServerOrMissingDatabaseIsOneClearLine() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let nowhere = "postgres://shift@\(directory.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/x"
         #expect {
             try PostgresRepository(url: nowhere)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ShiftCore
 @testable import ShiftStorage
@@ -36,7 +37,7 @@ import Glibc
     }
 
     @Test func killingAWriterMidSaveNeverCorruptsTheStore() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         // A store big enough that a save takes a while, so kills land inside saves.
         let typeID = ShiftTypeID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000001")!)
@@ -76,7 +77,7 @@ import Glibc
     }
 
     @Test func killingASQLiteWriterNeverLosesAnAcknowledgedCommit() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
         let typeID = ShiftTypeID(UUID(uuidString: "5E1F0000-0000-4000-8000-000000000001")!)
         let type = ShiftType(id: typeID, symbol: "W", title: "Work", duration: ShiftDuration("08:00-16:00")!)
@@ -114,7 +115,7 @@ import Glibc
     /// opens and closes the store believes it was the last, checkpoints and deletes the WAL, and
     /// the commits this process makes next are acknowledged and lost.
     @Test func openingTheStoreAgainInOneProcessLosesNoCommit() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
         try SQLiteRepository(path: path, createIfMissing: true).write(try richSchedule())
         var names: [String] = []
@@ -139,7 +140,7 @@ import Glibc
     }
 
     @Test(arguments: ["schedule.json", "schedule.sqlite"]) func twoWritersAtOnceLoseNothing(_ file: String) throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file(file)
         let (first, firstOutput) = try launchWriter(path, count: 40)
         let (second, secondOutput) = try launchWriter(path, count: 40)

@@ -22,7 +22,7 @@ struct Backend: CustomTestStringConvertible, Sendable {
     }
 
     static let jsonFile = Backend(name: "json file") { schedule in
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         let repository = JSONFileRepository(path: path)
         try repository.write(StoreFileCodec.encode(schedule))
@@ -30,7 +30,7 @@ struct Backend: CustomTestStringConvertible, Sendable {
     }
 
     static let sqlite = Backend(name: "sqlite") { schedule in
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
         let repository = try SQLiteRepository(path: path, createIfMissing: true)
         try repository.write(schedule)

@@ -69,7 +69,7 @@ import TestSupport
     // MARK: Stores from before requests
 
     @Test func aVersion3FileIsReadAndWrittenAsVersion4() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.json")
         var text = String(decoding: StoreFileCodec.encode(try Schedule(
             settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [type], people: [bob], shifts: [bobsShift])), as: UTF8.self)
@@ -94,7 +94,7 @@ import TestSupport
     }
 
     @Test func aSQLiteStoreOfVersion2IsMigrated() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
         try SQLiteRepository(path: path, createIfMissing: true).write(try Schedule(
             settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [type], people: [bob], shifts: [bobsShift]))

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Synchronization
+import TestSupport
 import Testing
 import ShiftCore
 @testable import ShiftStorage
@@ -10,8 +11,8 @@ import ShiftCore
 /// deltas, and its refusals. The contract it shares with every store is in
 /// `RepositoryConformanceTests`.
 @Suite struct SQLiteRepositoryTests {
-    private func makeStore(_ schedule: Schedule) throws -> (SQLiteRepository, String, TemporaryDirectory) {
-        let directory = TemporaryDirectory()
+    private func makeStore(_ schedule: Schedule) throws -> (SQLiteRepository, String, TemporaryFolder) {
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
         let repository = try SQLiteRepository(path: path, createIfMissing: true)
         try repository.write(schedule)
@@ -399,7 +400,7 @@ import ShiftCore
     // MARK: Opening
 
     @Test func aMissingFileIsNotFoundUnlessCreated() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("new.sqlite")
         #expect(throws: StorageError.notFound(path: path)) { try SQLiteRepository(path: path) }
         #expect(!FileManager.default.fileExists(atPath: path))
@@ -426,7 +427,7 @@ import ShiftCore
     }
 
     @Test func aFileThatIsNotSQLiteIsRefusedAndLeftAlone() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
         writeText("{\"format\": \"shiftscheduler\", \"version\": 2}\n", to: path)
         let bytes = readBytes(path)
@@ -442,7 +443,7 @@ import ShiftCore
     }
 
     @Test func anotherProgramsDatabaseIsRefusedAndLeftAlone() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("other.db")
         try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE notes (body TEXT)") }
         let bytes = readBytes(path)
@@ -567,7 +568,7 @@ import ShiftCore
         var start = clock.now
         let big = try randomSchedule(shifts: 1_000_000, logEntries: 1_000_000, using: &random)
         print("built the schedule in memory: \(clock.now - start)")
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.file("big.sqlite")
         let repository = try SQLiteRepository(path: path, createIfMissing: true)
         start = clock.now
@@ -638,28 +639,6 @@ import ShiftCore
                 for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") { lines.append("\(table) \(row)") }
             }
             return lines
-        }
-    }
-}
-
-/// A seeded generator, so a failing random case can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func uuid() -> UUID {
-        let (a, b) = (next(), next())
-        return withUnsafeBytes(of: (a, b)) { bytes in
-            UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
         }
     }
 }

@@ -1,44 +1,9 @@
 import Foundation
-import Synchronization
 import ShiftCore
 @testable import ShiftStorage
-
-func uuid(_ n: Int) -> UUID { UUID(uuidString: String(format: "20000000-0000-4000-8000-%012x", n))! }
-func date(_ text: String) -> LocalDate { LocalDate(text)! }
-
-/// Sequential UUIDs. Each counter has its own first field, so two stores writing one repository
-/// (two processes, in the conformance tests) never make the same change-log id.
-final class Counter: Sendable {
-    private static let made = Mutex(0)
-    private let block: Int
-    private let value = Mutex(0)
-
-    init() { block = Counter.made.withLock { $0 += 1; return $0 } }
-
-    func next() -> UUID {
-        UUID(uuidString: String(format: "%08x-0000-4000-8000-%012x", block, value.withLock { $0 += 1; return $0 }))!
-    }
-}
-
-func testEnvironment() -> StoreEnvironment {
-    let counter = Counter()
-    // A long wait for the lock: writers here interleave on purpose, and under a sanitizer on a
-    // busy machine a queue of commits can hold it for seconds (the timeout has its own test).
-    return StoreEnvironment(now: { Date(timeIntervalSince1970: 1_790_000_000) }, makeUUID: { counter.next() }, lockTimeout: .seconds(60))
-}
+import TestSupport
 
 let tester = UserProfile(userId: "tester", displayName: "Tester")
-
-/// A temporary folder removed when the value goes away.
-final class TemporaryDirectory: Sendable {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "shiftstore-" + UUID().uuidString.prefix(8)
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// Entities of every kind, with attributes, notes, custom UIDs and a change log.
 func richSchedule() throws -> Schedule {
