@@ -116,7 +116,7 @@ public struct Permissions: Sendable {
     /// Approvals in this proposal that the store approves by itself (claims and swaps, with the
     /// store setting `requests.auto_approve`), and the reassignments they imply.
     private static func approvals(in proposal: Proposal) -> (auto: Bool, reassignments: [ShiftID: PersonID?]) {
-        guard proposal.before.settings.extra["requests.auto_approve"] == .bool(true) else { return (false, [:]) }
+        guard proposal.before.settings.autoApprovesRequests else { return (false, [:]) }
         var reassignments: [ShiftID: PersonID?] = [:]
         var any = false
         for case let .request(old, new?) in proposal.changes where new.state == .approved && old?.state != .approved {
