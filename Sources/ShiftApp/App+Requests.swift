@@ -2,14 +2,17 @@ import Foundation
 import ShiftCore
 
 extension SettingsKey {
-    /// `true`: a claim, or a swap once its colleague accepts, is approved at once when the
+    /// `true`: a claim, or a swap once its colleague accepts it, is approved at once when the
     /// change passes every rule; otherwise it waits for a scheduler as always.
-    public static let autoApprove = "requests.auto_approve"
+    public static let autoApprove = StoreSettings.autoApproveKey
 }
 
 /// `shiftctl request …`: staff make swap, offer, claim and time-off requests; colleagues accept
-/// swaps; schedulers approve or decline. Every state change goes through the funnel, and an
-/// approval is one mutation with the change it asks for, which the rules check.
+/// swaps; schedulers approve or decline. The commands resolve what the user typed and print the
+/// outcome; `RequestWorkflow` (ShiftCore) plans each change, so that the embedding's
+/// `RequestClient` checks and commits the same, and `ScheduleStore.apply(_:)` commits it
+/// through the funnel. An approval is one mutation with the change it asks for, which the rules
+/// check.
 extension App {
     // MARK: Making requests
 
@@ -20,42 +23,24 @@ extension App {
         let mine = try resolver.shift(shift, option: "SHIFT")
         let other = try resolver.person(colleague, option: "--with")
         let exchange = try theirs.map { try resolver.shift($0, option: "--for") }
-        try checkOwn(mine, of: requester, option: "SHIFT", in: schedule)
-        guard other.id != requester.id else { throw AppError.invalidValue(option: "--with", message: "a swap is with someone else, not \(requester.displayName)") }
-        if let exchange { try checkOwn(exchange, of: other, option: "--for", in: schedule) }
-        try checkNotStarted(mine, option: "SHIFT", in: schedule)
-        if let exchange { try checkNotStarted(exchange, option: "--for", in: schedule) }
-        let request = Request(
-            id: RequestID(UUID.random()), kind: .swap, requesterID: requester.id, shift: SeenShift(mine), colleagueID: other.id,
-            colleagueShift: exchange.map(SeenShift.init), history: [transition(.pending, reason, in: schedule)])
-        return try await make(request, in: schedule)
+        let plan = try planning { try workflow(schedule).swap(mine, by: requester.id, with: other.id, for: exchange, reason: reason) }
+        return try await commit(plan, in: schedule)
     }
 
     public func requestOffer(shift: String, person: String?, reason: String?) async throws -> CommandResult {
         let schedule = try load()
         let requester = try requester(person, in: schedule)
         let mine = try ReferenceResolver(schedule).shift(shift, option: "SHIFT")
-        try checkOwn(mine, of: requester, option: "SHIFT", in: schedule)
-        try checkNotStarted(mine, option: "SHIFT", in: schedule)
-        let request = Request(
-            id: RequestID(UUID.random()), kind: .offer, requesterID: requester.id, shift: SeenShift(mine),
-            history: [transition(.pending, reason, in: schedule)])
-        return try await make(request, in: schedule)
+        let plan = try planning { try workflow(schedule).offer(mine, by: requester.id, reason: reason) }
+        return try await commit(plan, in: schedule)
     }
 
     public func requestClaim(shift: String, person: String?, reason: String?) async throws -> CommandResult {
         let schedule = try load()
         let requester = try requester(person, in: schedule)
         let open = try ReferenceResolver(schedule).shift(shift, option: "SHIFT")
-        if let holder = open.personID {
-            throw AppError.invalidValue(
-                option: "SHIFT", message: "\(describe(open, in: schedule)) is \(schedule.person(holder)?.displayName ?? "someone")'s, not open; only an open shift can be claimed")
-        }
-        try checkNotStarted(open, option: "SHIFT", in: schedule)
-        let request = Request(
-            id: RequestID(UUID.random()), kind: .claim, requesterID: requester.id, shift: SeenShift(open),
-            history: [transition(.pending, reason, in: schedule)])
-        return try await make(request, in: schedule)
+        let plan = try planning { try workflow(schedule).claim(open, by: requester.id, reason: reason) }
+        return try await commit(plan, in: schedule)
     }
 
     public func requestTimeOff(from: String, to: String?, type: String?, person: String?, reason: String?) async throws -> CommandResult {
@@ -64,33 +49,9 @@ extension App {
         let start = try date(from, option: "--from", in: schedule)
         let end = try optionalDate(to, option: "--to", in: schedule) ?? start
         try InputParsing.range(from: start, to: end)
-        let today = today(in: schedule)
-        guard start >= today else {
-            throw AppError.invalidValue(option: "--from", message: "\(start) is in the past (today is \(today)); time off is asked for ahead")
-        }
         let typeID = try type.map { try ReferenceResolver(schedule).shiftType($0, option: "--type").id }
-        let request = Request(
-            id: RequestID(UUID.random()), kind: .timeOff, requesterID: requester.id, from: start, to: end, shiftTypeID: typeID,
-            history: [transition(.pending, reason, in: schedule)])
-        return try await make(request, in: schedule)
-    }
-
-    /// Commits a new request; a claim is approved with it when the store auto-approves and the
-    /// change passes every rule.
-    private func make(_ request: Request, in schedule: Schedule) async throws -> CommandResult {
-        let expiries = expiries(in: schedule, except: nil)
-        if request.kind == .claim, autoApproves(schedule) {
-            let approved = request.moved(transition(.approved, Self.autoReason, in: schedule))
-            let mutation = Mutation.batch(expiries + [.addRequest(request), .updateRequest(approved)] + approvalChanges(approved, in: schedule))
-            do {
-                return try await commitRequest(mutation, approved, action: "made and approved", in: schedule)
-            } catch let rejection as RejectedChange {
-                var result = try await commitRequest(.batch(expiries + [.addRequest(request)]), request, action: "made", in: schedule)
-                result.note = Self.notAutoApproved(rejection)
-                return result
-            }
-        }
-        return try await commitRequest(.batch(expiries + [.addRequest(request)]), request, action: "made", in: schedule)
+        let plan = try planning { try workflow(schedule).timeOff(from: start, to: end, shiftTypeID: typeID, by: requester.id, reason: reason) }
+        return try await commit(plan, in: schedule)
     }
 
     // MARK: Moving requests
@@ -98,21 +59,7 @@ extension App {
     public func acceptRequest(_ reference: String, reason: String?) async throws -> CommandResult {
         let schedule = try load()
         let request = try resolveRequest(reference, in: schedule)
-        try checkOpen(request, in: schedule, to: .accepted)
-        let accepted = request.moved(transition(.accepted, reason, in: schedule))
-        let expiries = expiries(in: schedule, except: request.id)
-        if autoApproves(schedule), request.kind == .swap {
-            let approved = accepted.moved(transition(.approved, Self.autoReason, in: schedule))
-            let mutation = Mutation.batch(expiries + [.updateRequest(accepted), .updateRequest(approved)] + approvalChanges(approved, in: schedule))
-            do {
-                return try await commitRequest(mutation, approved, action: "accepted and approved", in: schedule)
-            } catch let rejection as RejectedChange {
-                var result = try await commitRequest(.batch(expiries + [.updateRequest(accepted)]), accepted, action: "accepted", in: schedule)
-                result.note = Self.notAutoApproved(rejection)
-                return result
-            }
-        }
-        return try await commitRequest(.batch(expiries + [.updateRequest(accepted)]), accepted, action: "accepted", in: schedule)
+        return try await commit(try planning { try workflow(schedule).accept(request, reason: reason) }, in: schedule)
     }
 
     /// Approves a request: its state change and the change it asks for, as one mutation that
@@ -120,38 +67,35 @@ extension App {
     public func approveRequest(_ reference: String, reason: String?) async throws -> CommandResult {
         let schedule = try load()
         let request = try resolveRequest(reference, in: schedule)
-        try checkOpen(request, in: schedule, to: .approved)
-        let approved = request.moved(transition(.approved, reason, in: schedule))
-        let mutation = Mutation.batch(expiries(in: schedule, except: request.id) + [.updateRequest(approved)] + approvalChanges(approved, in: schedule))
-        return try await commitRequest(mutation, approved, action: "approved", in: schedule, reasonOnFailure: "request \(shortID(request.id)) stays \(request.state.rawValue)")
+        let plan = try planning { try workflow(schedule).approve(request, reason: reason) }
+        return try await commit(plan, in: schedule, remark: "request \(shortID(request.id)) stays \(request.state.rawValue)")
     }
 
     public func declineRequest(_ reference: String, reason: String?) async throws -> CommandResult {
-        try await move(reference, to: .declined, reason: reason, action: "declined")
+        let schedule = try load()
+        let request = try resolveRequest(reference, in: schedule)
+        return try await commit(try planning { try workflow(schedule).decline(request, reason: reason) }, in: schedule)
     }
 
     public func cancelRequest(_ reference: String, reason: String?) async throws -> CommandResult {
-        try await move(reference, to: .cancelled, reason: reason, action: "cancelled")
-    }
-
-    private func move(_ reference: String, to state: RequestState, reason: String?, action: String) async throws -> CommandResult {
         let schedule = try load()
         let request = try resolveRequest(reference, in: schedule)
-        try checkOpen(request, in: schedule, to: state)
-        let moved = request.moved(transition(state, reason, in: schedule))
-        return try await commitRequest(.batch(expiries(in: schedule, except: request.id) + [.updateRequest(moved)]), moved, action: action, in: schedule)
+        return try await commit(try planning { try workflow(schedule).cancel(request, reason: reason) }, in: schedule)
     }
 
-    private func commitRequest(
-        _ mutation: Mutation, _ request: Request, action: String, in seen: Schedule, reasonOnFailure: String? = nil
-    ) async throws -> CommandResult {
+    /// Commits a plan and reports it: `made swap request Bob: D 2026-03-02 to Carol (1a2b3c4d)`,
+    /// with a note when the store did not approve it by itself. `remark` ends the message of a
+    /// change the rules refuse.
+    private func commit(_ plan: RequestPlan, in seen: Schedule, remark: String? = nil) async throws -> CommandResult {
         do {
-            return try await commit(mutation, action: action, kind: "\(request.kind.words) request", id: request.id.description,
-                                    label: label(request, in: seen)) { schedule in
-                schedule.request(request.id).map { RequestOutput($0, in: schedule, now: environment.now()) }
-            }
+            let (done, schedule) = try await workspace.apply(plan)
+            var result = report(
+                done.result, in: schedule, action: done.action, kind: "\(done.request.kind.words) request", id: done.request.id.description,
+                label: label(done.request, in: seen), item: schedule.request(done.request.id).map { RequestOutput($0, in: schedule, now: environment.now()) })
+            result.note = done.note
+            return result
         } catch var rejection as RejectedChange {
-            rejection.remark = reasonOnFailure
+            rejection.remark = remark
             throw rejection
         }
     }
@@ -175,9 +119,7 @@ extension App {
             return nil
         }()
         let now = environment.now()
-        let items = schedule.requests.filter { request in
-            (who == nil || request.requesterID == who || request.colleagueID == who) && (!open || request.state.isOpen)
-        }.map { RequestOutput($0, in: schedule, now: now) }
+        let items = schedule.requests(involving: who, openOnly: open).map { RequestOutput($0, in: schedule, now: now) }
         var table = TextTable("MADE", "KIND", "BY", "WHAT", "STATE", "ID")
         for item in items {
             table.add(String(item.madeAt.prefix(10)), item.kind, item.requester, item.summary, item.state, shortID(item.id))
@@ -199,18 +141,32 @@ extension App {
 
     // MARK: Pieces
 
-    static let autoReason = "approved automatically: the change passes every rule"
-
-    /// Why a request the store would approve by itself waits for a scheduler after all.
-    static func notAutoApproved(_ rejection: RejectedChange) -> String {
-        let errors = rejection.violations.filter { $0.severity == .error }
-        let rules = Set(errors.map(\.ruleID)).sorted().joined(separator: ", ")
-        return "not approved automatically: the rules refuse the change (\(errors.count) violation\(errors.count == 1 ? "" : "s"): \(rules)); it waits for a scheduler"
+    /// The workflow over the schedule the command read, acting as the command's user, with the
+    /// command's clock.
+    func workflow(_ schedule: Schedule) -> RequestWorkflow {
+        RequestWorkflow(
+            schedule: schedule, user: workspace.actingUser(settings: schedule.settings),
+            environment: StoreEnvironment(now: environment.now, makeUUID: { UUID.random() }))
     }
 
-    func autoApproves(_ schedule: Schedule) -> Bool {
-        schedule.settings.extra[SettingsKey.autoApprove] == .bool(true)
+    /// The workflow's refusals in the words of the command line: the request field it names
+    /// becomes the option or argument the user gave it with.
+    func planning(_ body: () throws -> RequestPlan) throws -> RequestPlan {
+        do {
+            return try body()
+        } catch let error as ScheduleError {
+            switch error {
+            case let .invalidValue(field, reason), let .conflict(field, reason):
+                guard let option = Self.requestOptions[field] else { throw error }
+                throw AppError.invalidValue(option: option, message: reason)
+            default:
+                throw error
+            }
+        }
     }
+
+    /// The option or argument behind each request field `RequestWorkflow` names.
+    static let requestOptions = ["shift": "SHIFT", "colleagueShift": "--for", "colleagueID": "--with", "from": "--from", "state": "ID"]
 
     /// The person making a request: `--person`, else the acting user's person (by the
     /// person's `login` attribute, else by name).
@@ -220,10 +176,6 @@ extension App {
         if let person = Permissions.person(of: user, in: schedule) { return person }
         throw AppError.invalidValue(
             option: "--as", message: "the acting user '\(user.userId)' is nobody in the schedule; pass --as NAME or --person NAME, or give the person the attribute login=\(user.userId)")
-    }
-
-    func transition(_ state: RequestState, _ reason: String?, in schedule: Schedule) -> RequestTransition {
-        RequestTransition(state: state, timestamp: environment.now(), by: workspace.actingUser(settings: schedule.settings), reason: reason)
     }
 
     func resolveRequest(_ reference: String, in schedule: Schedule) throws -> Request {
@@ -237,81 +189,6 @@ extension App {
                                               candidates: matches.prefix(9).map { "\(label($0, in: schedule)) (\(shortID($0.id))…)" })
         }
         return first
-    }
-
-    private func checkOwn(_ shift: ScheduledShift, of person: Person, option: String, in schedule: Schedule) throws {
-        guard shift.personID == person.id else {
-            let holder = shift.personID.flatMap { schedule.person($0)?.displayName } ?? "nobody"
-            throw AppError.invalidValue(option: option, message: "\(describe(shift, in: schedule)) is \(holder == "nobody" ? "open" : holder + "'s"), not \(person.displayName)'s")
-        }
-    }
-
-    private func checkNotStarted(_ shift: ScheduledShift, option: String, in schedule: Schedule) throws {
-        if let start = schedule.interval(of: shift)?.start, start <= Int64(environment.now().timeIntervalSince1970) {
-            throw AppError.invalidValue(option: option, message: "\(describe(shift, in: schedule)) has already started")
-        }
-    }
-
-    /// The request can move to `state`: it is open and has not expired.
-    private func checkOpen(_ request: Request, in schedule: Schedule, to state: RequestState) throws {
-        guard request.state.isOpen else {
-            throw AppError.invalidValue(
-                option: "ID", message: "request \(shortID(request.id)) is already \(request.state.rawValue); only a pending or accepted request can be \(state.rawValue)")
-        }
-        if state != .cancelled, state != .declined, let started = startedAt(request, in: schedule) {
-            throw AppError.invalidValue(option: "ID", message: "request \(shortID(request.id)) expired: its shift started at \(started); it can no longer be \(state.rawValue)")
-        }
-    }
-
-    /// When the first shift (or day off) of a request began, if it has.
-    func startedAt(_ request: Request, in schedule: Schedule) -> String? {
-        let now = Int64(environment.now().timeIntervalSince1970)
-        for seen in [request.shift, request.colleagueShift].compactMap({ $0 }) {
-            if let type = schedule.shiftType(seen.shiftTypeID) {
-                let start = schedule.interval(of: type.duration, on: seen.date).start
-                if start <= now { return "\(seen.date) \(type.symbol)" }
-            }
-        }
-        if let from = request.from, from < today(in: schedule) { return from.description }
-        return nil
-    }
-
-    /// Open requests whose shift has started move to expired with the next request change.
-    func expiries(in schedule: Schedule, except: RequestID?) -> [Mutation] {
-        schedule.requests.filter { $0.state.isOpen && $0.id != except && startedAt($0, in: schedule) != nil }.map { request in
-            .updateRequest(request.moved(RequestTransition(
-                state: .expired, timestamp: environment.now(), by: workspace.actingUser(settings: schedule.settings),
-                reason: "its shift started at \(startedAt(request, in: schedule)!)")))
-        }
-    }
-
-    /// What approving a request changes: the shifts change hands, or time off becomes
-    /// unavailability and the person's shifts on those days become open.
-    func approvalChanges(_ request: Request, in schedule: Schedule) -> [Mutation] {
-        let why = "request \(shortID(request.id)): \(request.kind.words) approved"
-        switch request.kind {
-        case .swap:
-            guard let mine = request.shift, let colleague = request.colleagueID else { return [] }
-            var changes: [Mutation] = [.reassignShift(mine.shiftID, to: colleague, reason: why)]
-            if let theirs = request.colleagueShift { changes.append(.reassignShift(theirs.shiftID, to: request.requesterID, reason: why)) }
-            return changes
-        case .offer:
-            return request.shift.map { [.reassignShift($0.shiftID, to: nil, reason: why)] } ?? []
-        case .claim:
-            return request.shift.map { [.reassignShift($0.shiftID, to: request.requesterID, reason: why)] } ?? []
-        case .timeOff:
-            guard let from = request.from, let to = request.to else { return [] }
-            let away = Availability(
-                id: AvailabilityID(UUID.random()), personID: request.requesterID, from: from, to: to, shiftTypeID: request.shiftTypeID,
-                kind: .unavailable)
-            let shifts = schedule.shifts(ShiftQuery(
-                from: from, to: to, personID: request.requesterID, shiftTypeIDs: request.shiftTypeID.map { [$0] }))
-            return [.addAvailability(away)] + shifts.map { .reassignShift($0.id, to: nil, reason: why) }
-        }
-    }
-
-    func describe(_ shift: ScheduledShift, in schedule: Schedule) -> String {
-        "the \(schedule.shiftType(shift.shiftTypeID)?.symbol ?? "?") shift on \(shift.date)"
     }
 
     /// `Bob: D 2026-03-02 to Carol`, for messages and lists.

@@ -35,6 +35,13 @@ public struct App: Sendable {
         item: (Schedule) -> Item?
     ) async throws -> CommandResult {
         let (result, schedule) = try await workspace.apply(mutation)
+        return report(result, in: schedule, action: action, kind: kind, id: id, label: label, item: item(schedule))
+    }
+
+    /// Reports a commit: `added location Ward A (4f1c2a3b)`, plus rule warnings.
+    func report<Item: Encodable & Sendable>(
+        _ result: CommitResult, in schedule: Schedule, action: String, kind: String, id: String, label: String, item: Item?
+    ) -> CommandResult {
         let warnings = result.violations.map { ViolationOutput($0, schedule: schedule, directory: environment.currentDirectory) }
         var text = "\(action) \(kind) \(label) (\(shortID(id)))\n"
         for group in ViolationReport.grouped(warnings, weekStart: schedule.settings.weekStart) {
@@ -42,7 +49,7 @@ public struct App: Sendable {
             let when = ViolationReport.span(group.first, group.last).map { "\($0) " } ?? ""
             text += "\(warning.severity): \(when)\(warning.message) (\(warning.rule))" + (group.count > 1 ? " (×\(group.count))\n" : "\n")
         }
-        let output = MutationOutput(action: action, kind: kind, id: id, item: item(schedule), warnings: warnings)
+        let output = MutationOutput(action: action, kind: kind, id: id, item: item, warnings: warnings)
         return CommandResult(text: text, json: output)
     }
 

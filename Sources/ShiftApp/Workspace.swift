@@ -135,10 +135,27 @@ public struct Workspace: Sendable {
             let result = try await store.apply(mutation, reason: reason, confirmation: confirmation)
             return (result, await store.schedule)
         } catch let ScheduleError.rejected(violations) {
-            let schedule = await store.schedule
-            throw RejectedChange(violations: violations, schedule: schedule, pending: mutation.shifts(in: schedule),
-                                 directory: environment.currentDirectory)
+            throw await rejected(violations, of: mutation, in: store)
         }
+    }
+
+    /// Commits a request plan through the funnel with the rules loaded, as the acting user.
+    public func apply(_ plan: RequestPlan) async throws -> (commit: RequestCommit, schedule: Schedule) {
+        let store = try await openStore()
+        do {
+            let commit = try await store.apply(plan)
+            return (commit, await store.schedule)
+        } catch let ScheduleError.rejected(violations) {
+            // The step refused last: the plan's own, or the one it falls back to.
+            throw await rejected(violations, of: plan.otherwise?.mutation ?? plan.step.mutation, in: store)
+        }
+    }
+
+    /// A refusal of the rules with the schedule, so that the report can name people and types.
+    private func rejected(_ violations: [Violation], of mutation: Mutation, in store: ScheduleStore) async -> RejectedChange {
+        let schedule = await store.schedule
+        return RejectedChange(violations: violations, schedule: schedule, pending: mutation.shifts(in: schedule),
+                              directory: environment.currentDirectory)
     }
 
     // MARK: Rules

@@ -57,6 +57,24 @@ import TestSupport
         #expect(try await follower.interrupt().status == 0)
     }
 
+    @Test func followingShowsRequestStateChangesAsTheyHappen() async throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        let shift = try sandbox.run("schedule", "add", "--type", "D", "--date", "2031-03-03", "--person", "Bob", "--format", "json")
+        let id = try #require(try json(shift.stdout)["id"] as? String)
+        let follower = try Follower(sandbox, ["log", "-f", "--limit", "1"])
+        defer { follower.stop() }
+        _ = try await follower.lines(atLeast: 1)
+        let offer = try sandbox.run("request", "offer", id, "--as", "Bob", "--format", "json")
+        let request = try #require(try json(offer.stdout)["id"] as? String)
+        var lines = try await follower.lines(atLeast: 2)
+        #expect(lines[1].hasSuffix("Bob  offer made  2031-03-03  - -> pending  request \(request.prefix(8))"), "\(lines)")
+        #expect(try sandbox.run("request", "cancel", request, "--as", "Bob", "--reason", "kept it").status == 0)
+        lines = try await follower.lines(atLeast: 3)
+        #expect(lines[2].hasSuffix("Bob  offer cancelled  2031-03-03  pending -> cancelled  request \(request.prefix(8)): kept it"), "\(lines)")
+        #expect(try await follower.interrupt().status == 0)
+    }
+
     @Test func followRefusesToAndAMissingStore() throws {
         let sandbox = try Sandbox.withTeam()
         defer { sandbox.remove() }

@@ -54,6 +54,44 @@ import Testing
         #expect(again.stderr == "shiftctl: ID: request \(id.prefix(8)) is already approved; only a pending or accepted request can be cancelled\n")
     }
 
+    @Test func theLogShowsEveryStateChangeOfARequestWithWhoAndWhy() throws {
+        let (sandbox, bob, alice, _) = try team()
+        let swap = try made(try sandbox.run("request", "swap", bob, "--with", "Alice", "--for", alice, "--reason", "a wedding", "--as", "Bob", "--format", "json"))
+        #expect(try sandbox.run("request", "accept", swap, "--as", "Alice").status == 0)
+        #expect(try sandbox.run("request", "approve", swap, "--as", "Carla", "--reason", "fine").status == 0)
+        let offer = try made(try sandbox.run("request", "offer", bob, "--as", "Alice", "--format", "json"))
+        #expect(try sandbox.run("request", "cancel", offer, "--as", "Alice", "--reason", "kept it").status == 0)
+
+        // Columns are padded: compare each row with its spaces collapsed.
+        let rows = try sandbox.run("log").stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        for row in [
+            "Bob swap made 2031-03-03 - pending request \(swap.prefix(8)): a wedding",
+            "Alice swap accepted 2031-03-03 pending accepted request \(swap.prefix(8))",
+            "Carla swap approved 2031-03-03 accepted approved request \(swap.prefix(8)): fine",
+            "Carla reassigned 2031-03-03 D Bob D Alice request \(swap.prefix(8)): swap approved",
+            "Alice offer made 2031-03-03 - pending request \(offer.prefix(8))",
+            "Alice offer cancelled 2031-03-03 pending cancelled request \(offer.prefix(8)): kept it",
+        ] {
+            #expect(rows.contains { $0.hasSuffix(row) }, "\(row) in \(rows)")
+        }
+        #expect(rows.firstIndex { $0.contains("offer cancelled") }! < rows.firstIndex { $0.contains("swap made") }!, "newest first")
+
+        let log = try json(try sandbox.run("log", "--format", "json").stdout)
+        let events = try #require(log["requestEvents"] as? [[String: Any]])
+        let swapEvents = events.filter { $0["requestID"] as? String == swap }
+        #expect(swapEvents.map { $0["event"] as? String } == ["approved", "accepted", "made"])
+        #expect(swapEvents.map { $0["previousState"] as? String } == ["accepted", "pending", nil])
+        #expect(swapEvents.map { $0["userId"] as? String } == ["Carla", "Alice", "Bob"])
+        #expect(swapEvents.first?["summary"] as? String == "D 2031-03-03 to Alice for N 2031-03-04")
+        #expect(swapEvents.first?["requester"] as? String == "Bob")
+        #expect(swapEvents.first?["date"] as? String == "2031-03-03")
+        #expect(events.first?["event"] as? String == "cancelled")
+        #expect((log["entries"] as? [[String: Any]])?.filter { $0["changeType"] as? String == "reassigned" }.count == 2)
+
+        let two = try json(try sandbox.run("log", "--limit", "2", "--format", "json").stdout)
+        #expect((two["entries"] as? [Any] ?? []).count + (two["requestEvents"] as? [Any] ?? []).count == 2, "--limit counts both")
+    }
+
     @Test func anApprovalTheRulesRefuseLeavesTheRequestPendingAndShowsWhy() throws {
         let (sandbox, bob, _, open) = try team()
         // Bob works a night on the open shift's day: claiming its day shift too breaks

@@ -75,6 +75,9 @@ import Testing
             ("edit demand", .addDemand(Demand(id: DemandID(uuid(600)), day: .weekday(.monday), shiftTypeID: f.day.id, minimum: 1, optimal: 1)), ["admin", "scheduler"], "change demand entries"),
             ("edit settings (rules)", .updateSettings(StoreSettings(timeZoneIdentifier: "UTC")), ["admin", "scheduler"], "change settings entries"),
             ("grant a role", .updatePerson(promoted), ["admin"], "grant or revoke roles"),
+            ("save own display name (staff: bob's own)",
+             .updateSettings(StoreSettings(timeZoneIdentifier: "Europe/Berlin", extra: [StoreSettings.displayNameKey(for: "bob"): .string("Robert")])),
+             ["admin", "scheduler", "staff"], "change settings entries"),
         ]
     }
 

@@ -234,6 +234,11 @@ import Testing
         ("UserProfileClient.updateDisplayName", { _ = try await UserProfileClient.testValue.updateDisplayName(displayName: "x") }),
         ("ChangeLogClient.deleteAll", { _ = try await ChangeLogClient.testValue.deleteAll() }),
         ("CurrentDayClient.today", { _ = try await CurrentDayClient.testValue.today() }),
+        ("RequestClient.approve", { _ = try await RequestClient.testValue.approve(id: RequestID(UUID(1)), reason: nil) }),
+        ("RequestClient.requestClaim", {
+            _ = try await RequestClient.testValue.requestClaim(
+                shift: ScheduledShift(id: ShiftID(UUID(2)), shiftTypeID: early.id, date: date("2026-03-02")), requester: nil, reason: nil)
+        }),
     ]
 
     @Test(arguments: unimplemented.map(\.0))

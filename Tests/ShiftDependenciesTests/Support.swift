@@ -39,6 +39,7 @@ func withLiveClients<R>(
         $0.userProfileClient = .liveValue
         $0.changeLogClient = .liveValue
         $0.currentDayClient = .liveValue
+        $0.requestClient = .liveValue
     } operation: {
         try await body()
     }

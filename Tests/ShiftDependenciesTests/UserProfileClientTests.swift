@@ -74,4 +74,23 @@ import Testing
         }
         #expect(repository.snapshot.settings.extra == ["user.displayName.alice": .string("Ali"), "user.displayName.bob": .string("Robert")])
     }
+
+    @Test func onceRolesAreOnStaffStillNameThemselvesButChangeNoOtherSetting() async throws {
+        let base = try catalogue()
+        var staff = bob
+        staff.attributes[Role.attribute] = .string(Role.staff.rawValue)
+        let repository = InMemoryRepository(try Schedule(
+            settings: base.settings, locations: base.locations, shiftTypes: base.shiftTypes, people: [SampleSchedule.alice, staff, carol]))
+        let bobProfile = UserProfile(userId: "bob", displayName: "Bob")
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository), defaultProfile: bobProfile)) {
+            @Dependency(\.userProfileClient) var userProfile
+            @Dependency(\.persistenceClient) var persistence
+            let renamed = try await userProfile.updateDisplayName(displayName: "Robert")
+            #expect(renamed.displayName == "Robert")
+            await #expect(throws: ScheduleError.forbidden(message: "Bob (staff) may not change settings entries; a scheduler or admin may")) {
+                try await persistence.setChangeLogRetention(policy: .days(30))
+            }
+        }
+        #expect(repository.snapshot.settings.extra == ["user.displayName.bob": .string("Robert")])
+    }
 }

@@ -40,3 +40,10 @@ public struct StoreSettings: Codable, Hashable, Sendable {
         if !extra.isEmpty { try c.encode(extra, forKey: .extra) }
     }
 }
+
+extension StoreSettings {
+    /// The key under `extra` that holds the display name a user chose for themselves
+    /// (`user.displayName.<userId>`, the embedding's `UserProfileClient`). Once roles are on,
+    /// anyone with a role may change their own and no one else's (`Permissions`).
+    public static func displayNameKey(for userId: String) -> String { "user.displayName." + userId }
+}

@@ -25,13 +25,13 @@ public enum Role: String, Codable, Hashable, Sendable, CaseIterable, Comparable 
     }
 }
 
-/// The permissions the funnel enforces for the file stores: who the acting user is (a person,
-/// by `login` attribute or by name) and what their role lets them change. A schedule where
-/// nobody has a role yet has no permissions to enforce (a store from before roles, or one
-/// person's roster); granting the first role switches them on.
+/// The permissions the funnel enforces for `shiftctl` and the embedding's connections: who the
+/// acting user is (a person, by `login` attribute or by name) and what their role lets them
+/// change. A schedule where nobody has a role yet has no permissions to enforce (a store from
+/// before roles, or one person's roster); granting the first role switches them on.
 ///
-/// The acting user of a file store is whatever `--as` says: this keeps honest people from
-/// mistakes, and the file's own permissions are the real boundary.
+/// The acting user of a file store is whatever `--as` (or the app) says: this keeps honest
+/// people from mistakes, and the file's own permissions are the real boundary.
 public struct Permissions: Sendable {
     public init() {}
 
@@ -86,6 +86,8 @@ public struct Permissions: Sendable {
                 guard let old, let new, Self.onlyPersonChanged(old, new), approvals.reassignments[new.id] == .some(new.personID) else {
                     throw refuse("edit shifts", "a scheduler or admin may")
                 }
+            case let .settings(old, new) where Self.onlyOwnDisplayName(old, new, of: proposal.user):
+                continue
             default:
                 throw refuse("change \(change.entity.rawValue.replacingOccurrences(of: "_", with: " ")) entries", "a scheduler or admin may")
             }
@@ -106,6 +108,14 @@ public struct Permissions: Sendable {
         return same == old
     }
 
+    /// Whether a settings change touches nothing but the acting user's own display name.
+    private static func onlyOwnDisplayName(_ old: StoreSettings, _ new: StoreSettings, of user: UserProfile) -> Bool {
+        let key = StoreSettings.displayNameKey(for: user.userId)
+        var same = new
+        same.extra[key] = old.extra[key]
+        return same == old
+    }
+
     /// Whether a change grants, changes or takes away a role.
     static func changesRoles(_ change: Change) -> Bool {
         guard case let .person(old, new) = change else { return false }
@@ -116,7 +126,7 @@ public struct Permissions: Sendable {
     /// Approvals in this proposal that the store approves by itself (claims and swaps, with the
     /// store setting `requests.auto_approve`), and the reassignments they imply.
     private static func approvals(in proposal: Proposal) -> (auto: Bool, reassignments: [ShiftID: PersonID?]) {
-        guard proposal.before.settings.extra["requests.auto_approve"] == .bool(true) else { return (false, [:]) }
+        guard proposal.before.settings.autoApprovesRequests else { return (false, [:]) }
         var reassignments: [ShiftID: PersonID?] = [:]
         var any = false
         for case let .request(old, new?) in proposal.changes where new.state == .approved && old?.state != .approved {

@@ -24,7 +24,9 @@ public actor ScheduleStore {
     private var validators: [any ScheduleValidator]
     /// Who may change what, checked before the rules (nil: anyone may change anything).
     private var permissions: Permissions?
-    private let environment: StoreEnvironment
+    /// The store's clock and id source: what its change-log entries are stamped and named with,
+    /// and what a `RequestWorkflow` planning for it uses.
+    public nonisolated let environment: StoreEnvironment
     private var observers: [UUID: @Sendable (Schedule, CommitResult?) -> Void] = [:]
     /// Commits through the repository by other stores, while anyone observes this one.
     private var commitObservation: (any CommitObservation)?

@@ -10,6 +10,10 @@ public enum ShiftClientError: Error, Hashable, Sendable, CustomStringConvertible
     /// `switchShift`: the shift is no longer what the caller saw (another edit moved it or
     /// changed its type), so the switch was not made. Reload and try again.
     case shiftChanged(eventIdentifier: String, reason: String)
+    /// `RequestClient`: the app's user is nobody in the schedule (no person has the `login`
+    /// attribute or the name `userId`), so there is no one to make the request for or to list
+    /// the requests of. Give their person `login = userId`, or pass the requester.
+    case userIsNobody(userId: String)
     /// No store is configured: set `scheduleConnection` (docs/embedding.md) before using the
     /// live clients.
     case storeNotConfigured
@@ -24,6 +28,8 @@ public enum ShiftClientError: Error, Hashable, Sendable, CustomStringConvertible
             "the location is used by \(count) shift type\(count == 1 ? "" : "s"); move them to another location or delete them first"
         case let .shiftChanged(eventIdentifier, reason):
             "shift \(eventIdentifier) changed since it was read (\(reason)); reload it and try again"
+        case let .userIsNobody(userId):
+            "the app's user '\(userId)' is nobody in the schedule; give their person the attribute login=\(userId), or name the requester"
         case .storeNotConfigured:
             "no schedule store is configured: set DependencyValues.scheduleConnection (prepareDependencies or withDependencies) before using the live clients"
         case let .noRulesInForce(directories, loaded):

@@ -82,6 +82,12 @@ public struct ScheduleConfiguration: Sendable {
     /// through. A store whose settings hold `rules.none = true` (`shiftctl init --no-rules`) opens
     /// either way.
     public var allowsNoRules: Bool
+    /// Check the app user's role in the funnel, as `shiftctl` checks `--as` (on by default):
+    /// once any person in the schedule has a role, each change needs the role the permissions
+    /// matrix names (docs/requests.md), and a refused one throws `ScheduleError.forbidden` with
+    /// nothing written. While nobody has a role nothing is checked. Off: the app decides alone
+    /// who may call what.
+    public var enforcesRoles: Bool
     /// Checks written in Swift, run after the Lua rules.
     public var validators: [any ScheduleValidator]
     /// The app's user before they change their display name, and again after a reset. Their
@@ -97,7 +103,7 @@ public struct ScheduleConfiguration: Sendable {
         backend: StoreBackend, rulesDirectories: [String] = [], validators: [any ScheduleValidator] = [],
         defaultProfile: UserProfile = .processUser, environment: StoreEnvironment? = nil,
         ruleLog: @escaping @Sendable (_ source: String, _ message: String) -> Void = { _, _ in },
-        allowsNoRules: Bool = false
+        allowsNoRules: Bool = false, enforcesRoles: Bool = true
     ) {
         self.backend = backend
         self.rulesDirectories = rulesDirectories
@@ -106,5 +112,6 @@ public struct ScheduleConfiguration: Sendable {
         self.environment = environment
         self.ruleLog = ruleLog
         self.allowsNoRules = allowsNoRules
+        self.enforcesRoles = enforcesRoles
     }
 }

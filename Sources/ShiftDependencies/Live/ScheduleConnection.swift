@@ -33,7 +33,8 @@ public final class ScheduleConnection: Sendable {
         source = .configuration(configuration)
     }
 
-    /// A connection over a store the app opened itself (with its validators already set).
+    /// A connection over a store the app opened itself (with its validators, and its
+    /// permissions if any, already set: `store.setPermissions(Permissions())` checks roles).
     /// - Parameter defaultProfile: the user a profile reset returns to.
     public init(store: ScheduleStore, defaultProfile: UserProfile) {
         source = .store(store, defaultProfile: defaultProfile)
@@ -57,8 +58,9 @@ public final class ScheduleConnection: Sendable {
     }
 
     /// The store, opened on the first call: the repository is read, the rules in the configured
-    /// folders are compiled with the store's rule settings, and the acting user is the default
-    /// profile with the display name saved in the store, if any.
+    /// folders are compiled with the store's rule settings, the acting user is the default
+    /// profile with the display name saved in the store, if any, and its role is checked unless
+    /// `enforcesRoles` is off.
     ///
     /// - Throws: `ShiftClientError.storeNotConfigured`, the storage's error (a missing or damaged
     ///   file), `RuleError` naming the rule file that does not load, or
@@ -107,6 +109,7 @@ public final class ScheduleConnection: Sendable {
         }
         await store.setValidators(validators + configuration.validators)
         await store.setActingUser(ProfileSettings.profile(for: configuration.defaultProfile, in: settings))
+        if configuration.enforcesRoles { await store.setPermissions(Permissions()) }
         return store
     }
 

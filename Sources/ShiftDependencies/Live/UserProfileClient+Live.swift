@@ -49,7 +49,7 @@ extension UserProfileClient: DependencyKey {
 
 /// Where display names live in the store's settings: `user.displayName.<userId>` under `extra`.
 enum ProfileSettings {
-    static func key(for userId: String) -> String { "user.displayName." + userId }
+    static func key(for userId: String) -> String { StoreSettings.displayNameKey(for: userId) }
 
     /// `profile` with the display name the settings save for its user id, if any.
     static func profile(for profile: UserProfile, in settings: StoreSettings) -> UserProfile {
