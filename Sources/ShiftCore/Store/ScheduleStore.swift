@@ -306,15 +306,15 @@ public actor ScheduleStore {
             guard case let .shift(old, new, ownReason) = change else { continue }
             let reason = ownReason ?? defaultReason
             if old == nil, let new, batched.contains(reason) {
-                if var batch = batches[reason] {
-                    batch.ids.append(new.id)
-                    batch.first = min(batch.first, new.date)
-                    batch.last = max(batch.last, new.date)
-                    batches[reason] = batch
-                } else {
-                    batches[reason] = (entries.count, [new.id], new.date, new.date)
+                if batches[reason] == nil {
+                    batches[reason] = (entries.count, [], new.date, new.date)
                     entries.append(entry(.created, date: new.date, old: nil, new: nil, reason: reason))
                 }
+                // In place: a copy taken out of the dictionary and put back would copy the list of
+                // ids on every shift, and a million-shift import would take hours.
+                batches[reason]!.ids.append(new.id)
+                batches[reason]!.first = min(batches[reason]!.first, new.date)
+                batches[reason]!.last = max(batches[reason]!.last, new.date)
                 continue
             }
             let changeType: ChangeType = switch (old, new) {
