@@ -4,6 +4,7 @@ import ShiftCore
 import ShiftDependencies
 import ShiftStorage
 import Testing
+import TestSupport
 
 /// The request client over the stock rules: each person works through a connection of their
 /// own over one repository, as each user's app would.
