@@ -35,7 +35,11 @@ extension PostgresRepository {
             try insert(schedule.availability, AvailabilityTable.self)
             for request in schedule.requests { try RequestTable.apply(before: nil, after: request, session) }
             var done = 0
-            try insert(shifts, ShiftTable.self) { done += $0; progress?(done, total) }
+            for batch in shifts.chunks(of: ShiftTable.manyBatchSize) {
+                try session.execute(ShiftTable.insertMany(batch))
+                done += batch.count
+                progress?(done, total)
+            }
             try insert(log, ChangeLogTable.self) { done += $0; progress?(done, total) }
             try session.execute("UPDATE meta SET catalog_generation = catalog_generation + 1 WHERE id = 1")
             try session.execute("INSERT INTO commits (catalog) VALUES (true)")

@@ -211,7 +211,7 @@ public final class PostgresRepository: ScheduleRepository {
             if case .shift = change { continue }
             catalog = true
         }
-        for batch in added.chunks(of: ShiftTable.batchSize) { try session.execute(ShiftTable.insert(batch)) }
+        for batch in added.chunks(of: ShiftTable.manyBatchSize) { try session.execute(ShiftTable.insertMany(batch)) }
         return catalog
     }
 

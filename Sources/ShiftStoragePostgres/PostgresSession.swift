@@ -63,7 +63,13 @@ final class PostgresSession: Sendable {
     /// Runs a query and returns all its rows. Errors are postgres-nio's (`PSQLError`).
     @discardableResult
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try run(query).rows
+        // Row by row into an array of our own: postgres-nio's collect-all `query` copies the rows
+        // gathered so far each time more arrive (its array is copied out of the stream's state
+        // and written back), which made reading a million shifts take tens of seconds.
+        let collected = RowCollector()
+        let connection = try connectionForQuery()
+        try connection.query(query, logger: logger) { row in collected.add(row) }.wait()
+        return collected.take()
     }
 
     /// Runs a statement; returns how many rows it changed.
@@ -192,4 +198,13 @@ final class BlockingExecutor: TaskExecutor {
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
+}
+
+/// The rows of one query as they arrive on the event loop, taken once the query has ended.
+private final class RowCollector: Sendable {
+    private let rows = Mutex<[PostgresRow]>([])
+
+    func add(_ row: PostgresRow) { rows.withLock { $0.append(row) } }
+
+    func take() -> [PostgresRow] { rows.withLock { rows in defer { rows = [] }; return rows } }
 }

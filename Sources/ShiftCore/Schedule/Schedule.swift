@@ -281,6 +281,18 @@ extension Schedule {
 
 extension Schedule: Equatable {
     /// Two schedules are equal when their settings, entities and change log are; indexes are derived.
+    /// Every shift in no particular order: the source's (less those this schedule hid) and the
+    /// ones it holds. Cheaper than `shifts()`, which puts them in query order.
+    func unorderedShifts() -> [ScheduledShift] {
+        var all: [ScheduledShift] = []
+        if let source {
+            all = source.shifts(ShiftSourceRequest(from: .minimum, to: .maximum))
+            if !hiddenShifts.isEmpty { all.removeAll { hiddenShifts.contains($0.id) } }
+        }
+        all.append(contentsOf: shiftStore.values)
+        return all
+    }
+
     public static func == (lhs: Schedule, rhs: Schedule) -> Bool {
         guard lhs.settings == rhs.settings && lhs.locationStore == rhs.locationStore
             && lhs.shiftTypeStore == rhs.shiftTypeStore && lhs.personStore == rhs.personStore
@@ -291,7 +303,8 @@ extension Schedule: Equatable {
             guard lhs.shiftStore == rhs.shiftStore else { return false }
         } else {
             guard lhs.shiftCount == rhs.shiftCount,
-                  lhs.shifts().sorted(by: { $0.id < $1.id }) == rhs.shifts().sorted(by: { $0.id < $1.id }) else { return false }
+                  lhs.unorderedShifts().sorted(by: { $0.id < $1.id }) == rhs.unorderedShifts().sorted(by: { $0.id < $1.id })
+            else { return false }
         }
         return lhs.changeLog == rhs.changeLog
     }
