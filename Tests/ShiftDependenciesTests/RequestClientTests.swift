@@ -47,7 +47,7 @@ import TestSupport
 
     @Test func aSwapGoesFromRequestThroughAcceptanceToApproval() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, carol, scheduler) = Self.clients(repository)
             let made = try await bob.requestSwap(
                 shift: Self.bobsEarly, colleagueID: SampleSchedule.carol.id, theirs: Self.carolsLate, requester: nil, reason: "a wedding")
@@ -74,7 +74,7 @@ import TestSupport
             #expect(request.history.map(\.state) == [.pending, .accepted, .approved])
             #expect(request.history.map(\.userId) == ["bob", "carol", "alice"])
             #expect(request.history.map(\.reason) == ["a wedding", nil, "fine"])
-            #expect(request.history.allSatisfy { $0.timestamp == fixedNow }, "stamped by the date dependency")
+            #expect(request.history.allSatisfy { $0.timestamp == mondayMorning }, "stamped by the date dependency")
             #expect(schedule.changeLog.suffix(2).allSatisfy { $0.reason == "request \(id.description.prefix(8)): swap approved" })
             #expect(try await bob.fetchRequests(mine: true, pending: false).map(\.state) == [.approved])
             #expect(try await bob.fetchRequests(mine: false, pending: true).isEmpty)
@@ -84,7 +84,7 @@ import TestSupport
 
     @Test func anApprovalTheRulesRefuseLeavesTheRequestPendingWithTheViolations() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, _, scheduler) = Self.clients(repository)
             let claim = try await bob.requestClaim(shift: Self.openNight, requester: nil, reason: nil)
             #expect(claim.request.state == .pending)
@@ -103,7 +103,7 @@ import TestSupport
 
     @Test func withAutoApprovalAClaimThatPassesIsApprovedAndOneThatDoesNotWaits() async throws {
         let repository = InMemoryRepository(try Self.ward(autoApprove: true))
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, _, _) = Self.clients(repository)
             let waits = try await bob.requestClaim(shift: Self.openNight, requester: nil, reason: nil)
             #expect(waits.action == "made")
@@ -122,7 +122,7 @@ import TestSupport
 
     @Test func timeOffApprovedBecomesUnavailabilityAndOpensTheShifts() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, _, scheduler) = Self.clients(repository)
             let asked = try await bob.requestTimeOff(
                 from: date("2026-03-05"), to: date("2026-03-06"), shiftTypeID: nil, requester: nil, reason: "moving house")
@@ -136,7 +136,7 @@ import TestSupport
 
     @Test func aSchedulerMakesARequestForSomeoneAndTheRequesterCancelsIt() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, _, scheduler) = Self.clients(repository)
             let offer = try await scheduler.requestOffer(shift: Self.bobsEarly, requester: SampleSchedule.bob.id, reason: nil)
             #expect(offer.request.requesterID == SampleSchedule.bob.id)
@@ -152,7 +152,7 @@ import TestSupport
 
     @Test func badRequestsAreRefusedNamingTheFieldWithNothingWritten() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, _, _) = Self.clients(repository)
             let before = repository.snapshot
             await #expect(throws: ScheduleError.invalidValue(field: "shift", reason: "the L shift on 2026-03-05 is Carol's, not Bob's")) {
@@ -184,7 +184,7 @@ import TestSupport
 
     @Test func aRequestOnAShiftThatChangedSinceTheAppReadItIsRefused() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository), rulesDirectories: [stockRules], defaultProfile: alice)) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository), rulesDirectories: [stockRules], defaultProfile: alice), now: mondayMorning) {
             @Dependency(\.shiftSwitchClient) var shiftSwitch
             let (bob, _, _) = Self.clients(repository)
             let seen = Self.bobsEarly
@@ -203,7 +203,7 @@ import TestSupport
 
     @Test func aRequestWhoseShiftStartedExpiresWithTheNextRequestChange() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        let (offer, other) = try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        let (offer, other) = try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, carol, _) = Self.clients(repository)
             return (try await bob.requestOffer(shift: Self.bobsEarly, requester: nil, reason: nil).request.id,
                     try await carol.requestOffer(shift: Self.carolsLate, requester: nil, reason: nil).request.id)
@@ -227,7 +227,7 @@ import TestSupport
     @Test func aStaffMemberMayNotApproveAndTheFunnelSaysWhoAndWhy() async throws {
         let roles: [PersonID: Role] = [SampleSchedule.alice.id: .scheduler, SampleSchedule.bob.id: .staff, SampleSchedule.carol.id: .staff]
         let repository = InMemoryRepository(try Self.ward(roles: roles))
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, carol, scheduler) = Self.clients(repository)
             let offer = try await bob.requestOffer(shift: Self.bobsEarly, requester: nil, reason: nil)
             let before = repository.snapshot
@@ -248,7 +248,7 @@ import TestSupport
 
     @Test func withRolesNotEnforcedTheAppDecidesWhoMayApprove() async throws {
         let repository = InMemoryRepository(try Self.ward(roles: [SampleSchedule.bob.id: .staff]))
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository))) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository)), now: mondayMorning) {
             let (bob, _, _) = Self.clients(repository, enforcesRoles: false)
             let offer = try await bob.requestOffer(shift: Self.bobsEarly, requester: nil, reason: nil)
             #expect(try await bob.approve(id: offer.request.id, reason: nil).request.state == .approved)
@@ -258,7 +258,7 @@ import TestSupport
     @Test func previewsMakeRequestsOnTheSampleSchedule() async throws {
         try await withDependencies {
             $0.context = .preview
-            $0.date = .constant(fixedNow)
+            $0.date = .constant(mondayMorning)
         } operation: {
             @Dependency(\.requestClient) var requests
             @Dependency(\.calendarClient) var calendar
@@ -272,7 +272,7 @@ import TestSupport
 
     @Test func observingYieldsTheOpenRequestsWhenTheyChange() async throws {
         let repository = InMemoryRepository(try Self.ward())
-        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository), rulesDirectories: [stockRules], defaultProfile: Self.bobUser)) {
+        try await withLiveClients(ScheduleConfiguration(backend: .repository(repository), rulesDirectories: [stockRules], defaultProfile: Self.bobUser), now: mondayMorning) {
             @Dependency(\.requestClient) var requests
             var open = requests.observe(mine: true, pending: true).makeAsyncIterator()
             #expect(await open.next() == [])
