@@ -82,15 +82,16 @@ enum PostgresBenchmarks {
         // Writers side by side.
         let throughputURL = schedule("\(tag)_writers")
         try await setUpWriters(throughputURL)
-        var writers = Report(["writers", "mutations", "seconds", "mutations/s", "x one writer", "rejected"])
+        var writers = Report(["writers", "mutations", "seconds", "mutations/s", "x one writer", "rejected", "conflicts retried", "gave up"])
         var single = 0.0
         for (round, count) in [1, 2, 4, 8].enumerated() {
-            let (done, rejected, elapsed) = try await mutations(writers: count, round: round, seconds: seconds, url: throughputURL, rules: directory + "/rules")
+            let (done, rejected, retried, gaveUp, elapsed) = try await mutations(writers: count, round: round, seconds: seconds, url: throughputURL, rules: directory + "/rules")
             let rate = Double(done) / elapsed
             if count == 1 { single = rate }
-            writers.add(["\(count)", "\(done)", String(format: "%.1f", elapsed), String(format: "%.0f", rate), String(format: "%.2f", rate / single), "\(rejected)"])
+            writers.add(["\(count)", "\(done)", String(format: "%.1f", elapsed), String(format: "%.0f", rate), String(format: "%.2f", rate / single), "\(rejected)",
+                         "\(retried)", "\(gaveUp)"])
         }
-        print("Rule-checked `scheduleShift` mutations through `ScheduleStore.apply` (stock rules, one SERIALIZABLE transaction each, conflicts retried), each writer on a person of its own, for \(String(format: "%.0f", seconds)) s (goal: 4 writers ≥ 1.5x one):\n")
+        print("Rule-checked `scheduleShift` mutations through `ScheduleStore.apply` (stock rules, one SERIALIZABLE transaction each, conflicts retried up to \(ScheduleStore.conflictAttempts) attempts; \"gave up\": mutations whose attempts all met a conflict), each writer on a person of its own, for \(String(format: "%.0f", seconds)) s (goal: 4 writers ≥ 1.5x one):\n")
         print(writers.markdown())
         print()
 
@@ -129,7 +130,9 @@ enum PostgresBenchmarks {
     /// `writers` writers, each on its own person, each with its own repository, store and rule
     /// engine, scheduling shifts for `seconds`: five days on, two off, early shifts, so the
     /// rules accept every one.
-    static func mutations(writers: Int, round: Int, seconds: Double, url: String, rules: String) async throws -> (Int, Int, Double) {
+    static func mutations(
+        writers: Int, round: Int, seconds: Double, url: String, rules: String
+    ) async throws -> (done: Int, rejected: Int, retried: Int, gaveUp: Int, seconds: Double) {
         var stores: [ScheduleStore] = []
         for _ in 0..<writers {
             let store = try ScheduleStore(repository: try PostgresRepository(url: url))
@@ -139,7 +142,7 @@ enum PostgresBenchmarks {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + .milliseconds(Int(seconds * 1000))
-        let counts = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+        let counts = try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
             for (writer, store) in stores.enumerated() {
                 // Each writer on a thread of its own: the store's reads block their thread while
                 // they wait for the server.
@@ -147,6 +150,7 @@ enum PostgresBenchmarks {
                     let person = PersonID(Generator.id(5000 + writer))
                     var done = 0
                     var rejected = 0
+                    var gaveUp = 0
                     var n = 0
                     while clock.now < deadline {
                         let day = round * 20_000 + n / 5 * 7 + n % 5
@@ -158,16 +162,21 @@ enum PostgresBenchmarks {
                             done += 1
                         } catch ScheduleError.rejected {
                             rejected += 1
+                        } catch is any RetryableStoreError {
+                            gaveUp += 1
                         }
                     }
-                    return (done, rejected)
+                    return (done, rejected, gaveUp)
                 }
             }
-            var total = (0, 0)
-            for try await (done, rejected) in group { total = (total.0 + done, total.1 + rejected) }
+            var total = (0, 0, 0)
+            for try await (done, rejected, gaveUp) in group { total = (total.0 + done, total.1 + rejected, total.2 + gaveUp) }
             return total
         }
-        return (counts.0, counts.1, (clock.now - start).seconds)
+        let elapsed = (clock.now - start).seconds
+        var retried = 0
+        for store in stores { retried += await store.conflictsRetried }
+        return (counts.0, counts.1, retried, counts.2, elapsed)
     }
 
     /// `pgbench`'s TPC-B-like run (its default script) with 1 and 4 clients, in a database of its

@@ -86,6 +86,7 @@ public actor ScheduleStore {
             do {
                 return try await applyOnce(mutation, as: user, reason: reason, precondition: precondition, confirmation: confirmation)
             } catch let error as any RetryableStoreError {
+                conflictsRetried += 1
                 guard attempt < Self.conflictAttempts else { throw error }
                 // 2, 4, 8… ms up to 128, each a random part of it, so that writers who collided
                 // do not collide again in step.
@@ -98,6 +99,10 @@ public actor ScheduleStore {
 
     /// How many times `apply` runs a mutation that keeps meeting conflicting writers.
     public static let conflictAttempts = 12
+
+    /// Attempts of this store's mutations that met a conflicting writer (and ran again, or gave
+    /// up after `conflictAttempts`): how much concurrent writers cost each other.
+    public private(set) var conflictsRetried = 0
 
     private func applyOnce(
         _ mutation: Mutation, as user: UserProfile?, reason: String?, precondition: (@Sendable (Schedule) throws -> Void)?,
