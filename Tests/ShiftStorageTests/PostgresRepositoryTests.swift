@@ -135,6 +135,49 @@ struct PostgresRepositoryTests {
         #expect(final.changeLog.count == 1)
     }
 
+    /// Eight writers book the same three people on the same ten days, each slot (person, day)
+    /// in an order of its own, as fast as they can: every slot ends with exactly one shift, every
+    /// acknowledged booking is there, and every other attempt was rejected by the rule, so the
+    /// rejections are exactly the conflicts (8 × 30 attempts, 30 commits, 210 rejections).
+    @Test func eightWritersOnThreePeopleCommitOneBookingPerSlot() async throws {
+        let url = try await setUp()
+        let stores = try (0..<8).map { _ in try newStore(url) }
+        let slots = (0..<3).flatMap { person in (0..<10).map { (person, $0) } }
+        let outcomes = try await withThrowingTaskGroup(of: [(ScheduledShift, Bool)].self) { group in
+            for (index, store) in stores.enumerated() {
+                var random = SplitMix64(seed: UInt64(index + 1))
+                let order = slots.shuffled(using: &random)
+                group.addTask {
+                    var results: [(ScheduledShift, Bool)] = []
+                    for (person, offset) in order {
+                        let candidate = ScheduledShift(id: ShiftID(UUID.random()), shiftTypeID: type.id, date: day.adding(days: offset),
+                                                       personID: people[person].id)
+                        do {
+                            try await store.apply(.scheduleShift(candidate))
+                            results.append((candidate, true))
+                        } catch ScheduleError.rejected {
+                            results.append((candidate, false))
+                        }
+                    }
+                    return results
+                }
+            }
+            return try await group.reduce(into: [(ScheduledShift, Bool)]()) { $0 += $1 }
+        }
+        let committed = outcomes.filter(\.1).map(\.0)
+        #expect(outcomes.count == 240)
+        #expect(committed.count == 30, "one booking per slot")
+        #expect(outcomes.count - committed.count == 210, "every other attempt was rejected")
+        let final = try PostgresRepository(url: url).load().0
+        #expect(final.shiftCount == 30)
+        for (person, offset) in slots {
+            let there = final.shifts(ShiftQuery(from: day.adding(days: offset), to: day.adding(days: offset), personID: people[person].id))
+            #expect(there.count == 1, "no double booking of P\(person) on day \(offset)")
+        }
+        for shift in committed { #expect(final.shift(shift.id) == shift, "an acknowledged booking is there") }
+        #expect(final.changeLog.count == 30)
+    }
+
     @Test func writersOnDifferentPeopleAllCommit() async throws {
         let url = try await setUp()
         let stores = try (0..<4).map { _ in try newStore(url) }
@@ -249,6 +292,21 @@ struct PostgresRepositoryTests {
         #expect(outcomes.sorted() == ["ok"] + Array(repeating: "rejected", count: 5))
         let final = try PostgresRepository(url: url).load().0
         #expect(final.shifts(ShiftQuery(from: date("2026-05-01"), to: date("2026-05-01"), personID: worker)).count == 1)
+    }
+
+    /// `write` of a big schedule loads the shifts before their secondary indexes and builds those
+    /// after: the schedule reads back the same, and the indexes are the schema's own again.
+    @Test func shiftsLoadedBeforeTheirIndexesReadBackWithTheSchemasIndexes() throws {
+        let url = try PostgresTestServer.freshScheduleURL()
+        let repository = try PostgresRepository(url: url, createIfMissing: true, initialSettings: StoreSettings(timeZoneIdentifier: "UTC"))
+        let schema = try PostgresLocation(url: url).schemaName
+        let definitions = "SELECT indexdef FROM pg_indexes WHERE schemaname = '\(schema)' AND tablename = 'shifts' ORDER BY indexname"
+        let before = try PostgresTestServer.psql(definitions)
+        #expect(before.contains("shifts_by_person"))
+        let schedule = try richSchedule()
+        try repository.write(schedule, buildingIndexesAfter: true)
+        #expect(try PostgresTestServer.psql(definitions) == before)
+        #expect(try PostgresRepository(url: url).load().0 == schedule)
     }
 
     // MARK: Reading the change log

@@ -44,21 +44,27 @@ public enum PostgresTestServer {
         return String(parts[0][..<authorityEnd]) + "/" + database + (parts.count > 1 ? "?" + parts[1] : "")
     }
 
-    /// Runs SQL on the test server with `psql` (for setting up foreign databases and damage).
-    public static func psql(_ sql: String, database: String? = nil) throws {
+    /// Runs SQL on the test server with `psql` (for setting up foreign databases and damage);
+    /// returns what it printed, unaligned, one row a line.
+    @discardableResult
+    public static func psql(_ sql: String, database: String? = nil) throws -> String {
         let target = try database.map { try url(database: $0) } ?? requireURL()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-q", "-v", "ON_ERROR_STOP=1", target.replacingOccurrences(of: "postgres://", with: "postgresql://"), "-c", sql]
+        process.arguments = ["psql", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", target.replacingOccurrences(of: "postgres://", with: "postgresql://"),
+                             "-c", sql]
         let errors = Pipe()
+        let output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw PostgresTestError("psql failed: \(text)")
         }
+        return printed
     }
 }
 
