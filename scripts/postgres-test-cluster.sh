@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for the tests: initdb in a temporary folder, a unix socket in
-# that folder, no TCP port, trust authentication for the one local superuser `shift`.
+# that folder, no TCP port, trust authentication for the one local superuser `shift`, and a role
+# `shift_password` that must log in with the password `the-right-one`.
 #
 #   scripts/postgres-test-cluster.sh start [DIR]   start one (DIR: a new temp folder); prints
 #                                                  `export SHIFT_TEST_POSTGRES=postgres://…`
@@ -52,8 +53,13 @@ start)
     if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
     as_owner "$bin/initdb" -D "$dir/data" -U shift --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
+    # One role that must give its password (the tests of a wrong one): pg_hba.conf's first
+    # matching line decides, so it goes before the trust lines.
+    as_owner sh -c "{ echo 'local all shift_password scram-sha-256'; cat '$dir/data/pg_hba.conf'; } > '$dir/data/pg_hba.new' \
+        && mv '$dir/data/pg_hba.new' '$dir/data/pg_hba.conf'"
     start_server "$bin" "$dir"
     as_owner "$bin/createdb" -h "$dir" -U shift shifttest
+    as_owner "$bin/psql" -q -h "$dir" -U shift -d shifttest -c "CREATE ROLE shift_password LOGIN PASSWORD 'the-right-one'" >/dev/null
     # The percent-encoded socket folder is the URL's host.
     host=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$dir")
     echo "export SHIFT_TEST_POSTGRES=postgres://shift@$host/shifttest"

@@ -94,11 +94,31 @@ struct PostgresRepositoryTests {
         } throws: { error in
             "\(error)".contains("cannot connect to the server") && !"\(error)".contains("\n")
         }
+        try wrongPasswordIsOneClearLine()
         let missing = try PostgresTestServer.url(database: "no_such_database")
         #expect {
             try PostgresRepository(url: missing)
         } throws: { error in
             "\(error)".contains("no_such_database") && "\(error)".contains("does not exist")
+        }
+    }
+
+    /// A role that must give its password (set up by scripts/postgres-test-cluster.sh, so only on
+    /// a cluster it started), given the wrong one, then the right one.
+    private func wrongPasswordIsOneClearLine() throws {
+        guard ProcessInfo.processInfo.environment["SHIFT_TEST_POSTGRES_DIR"] != nil else { return }
+        let base = try PostgresTestServer.requireURL()
+        let asRole = { (password: String) in base.replacingOccurrences(of: "postgres://shift@", with: "postgres://shift_password:\(password)@") }
+        #expect {
+            try PostgresRepository(url: asRole("wrong"))
+        } throws: { error in
+            "\(error)".contains("cannot connect to the server") && "\(error)".contains("password authentication failed")
+                && !"\(error)".contains("wrong") && !"\(error)".contains("\n")
+        }
+        // With the right one it gets in (and then finds no schedule of its own, or may not read
+        // one: either way not a password failure).
+        do { _ = try PostgresRepository(url: asRole("the-right-one")) } catch {
+            #expect(!"\(error)".contains("password authentication failed"), "\(error)")
         }
     }
 
