@@ -44,6 +44,15 @@ final class PostgresScheduleSource: ScheduleSource {
         "(person_id, date) >= (\(person), \(from)) AND (person_id, date) <= (\(person), \(to))"
     }
 
+    /// `select` over one person's shifts from day number `from` to `to` (`personRange`).
+    private static func personQuery(_ select: String, _ person: PersonID, _ from: Int32, _ to: Int32, then rest: String = "") -> PostgresQuery {
+        var binds = PostgresBindings()
+        binds.append(from)
+        binds.append(to)
+        binds.id(person)
+        return PostgresQuery(unsafeSQL: select + " WHERE " + personRange(person: "$3", from: "$1", to: "$2") + rest, binds: binds)
+    }
+
     func shift(_ id: ShiftID) -> ScheduledShift? {
         read(nil) {
             try session.rows("SELECT \(unescaped: ShiftTable.columnList) FROM shifts WHERE id = \(id.rawValue)")
@@ -96,12 +105,8 @@ final class PostgresScheduleSource: ScheduleSource {
     func shiftReferences(of person: PersonID, from: LocalDate, to: LocalDate) -> [ShiftReference] {
         guard from <= to else { return [] }
         return read([]) {
-            try session.rows("""
-                SELECT date, id, type_id FROM shifts
-                WHERE (person_id, date) >= (\(person.rawValue), \(from.dayNumber)) -- see personRange
-                  AND (person_id, date) <= (\(person.rawValue), \(to.dayNumber))
-                ORDER BY person_id, date, id
-                """).map { row in
+            try session.rows(Self.personQuery("SELECT date, id, type_id FROM shifts", person, from.dayNumber, to.dayNumber,
+                                              then: " ORDER BY person_id, date, id")).map { row in
                 let reader = RowReader(row)
                 return ShiftReference(date: try reader.date(0), id: try reader.id(1), type: try reader.id(2))
             }
@@ -114,12 +119,8 @@ final class PostgresScheduleSource: ScheduleSource {
 
     func shiftCount(of person: PersonID, from: LocalDate?) -> Int {
         read(0) {
-            let lower = from?.dayNumber ?? Int32.min
-            return Int(try RowReader(try first(
-                """
-                SELECT count(*) FROM shifts
-                WHERE (person_id, date) >= (\(person.rawValue), \(lower)) AND (person_id, date) <= (\(person.rawValue), \(Int32.max))
-                """)).int(0))
+            let query = Self.personQuery("SELECT count(*) FROM shifts", person, from?.dayNumber ?? Int32.min, Int32.max)
+            return Int(try RowReader(try first(query)).int(0))
         }
     }
 

@@ -107,13 +107,7 @@ public struct Schedule: Sendable {
         for person in personStore.values { try context.add(person, field: "people") }
         // The stored shifts in the source's order (no merge into query order: storage has none),
         // less the ones this schedule hid, then the ones it holds.
-        if let source, let range = source.shiftDateRange {
-            for shift in source.shifts(ShiftSourceRequest(from: range.lowerBound, to: range.upperBound))
-            where !hiddenShifts.contains(shift.id) {
-                try context.add(shift, field: "shifts")
-            }
-        }
-        for shift in shiftStore.values { try context.add(shift, field: "shifts") }
+        for shift in unorderedShifts() { try context.add(shift, field: "shifts") }
         for item in demandStore.values { try context.add(item, field: "demand") }
         for item in availabilityStore.values { try context.add(item, field: "availability") }
         for item in requestStore.values { try context.load(item, field: "requests") }
