@@ -154,6 +154,9 @@ extension App {
         }
     }
 
+    /// At most this many of an import's problems are listed, one line each; the count covers all.
+    static let importProblemsListed = 50
+
     private func importShifts(_ data: Data, file: String, format: ExchangeFormat) async throws -> CommandResult {
         guard let text = String(data: data, encoding: .utf8) else {
             throw AppError.fileError(path: file, reason: "not UTF-8 text; save it as UTF-8 and import again")
@@ -169,8 +172,11 @@ extension App {
                 : try ICalendarImporter().plan(text, into: current)
         } catch {
             let failure = error
-            let lines = failure.problems.map { "\(file)" + ($0.line.map { ":\($0)" } ?? "") + ": " + $0.message }
+            // The first problems, one line each: a file wrong on every row (say, exported with
+            // another column order) is one mistake, not a million lines to scroll through.
+            var lines = failure.problems.prefix(Self.importProblemsListed).map { "\(file)" + ($0.line.map { ":\($0)" } ?? "") + ": " + $0.message }
             let count = failure.problems.count
+            if count > lines.count { lines.append("\(file): … and \(count - lines.count) more (only the first \(lines.count) are listed)") }
             return CommandResult(text: "", json: nil, status: .badInput,
                                  note: (lines + ["\(file): \(count) problem\(count == 1 ? "" : "s"); nothing was imported"]).joined(separator: "\nshiftctl: "))
         }

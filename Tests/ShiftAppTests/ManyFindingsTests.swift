@@ -95,4 +95,21 @@ import Testing
         #expect(result.stderr.contains("big.csv: 1 problem; nothing was imported"), "\(result.stderr)")
         #expect(sandbox.bytes() == before)
     }
+
+    /// A file wrong on every row lists its first problems, says how many more there are, and
+    /// counts them all.
+    @Test func anImportWrongOnEveryRowListsTheFirstProblems() throws {
+        let sandbox = try Sandbox.withTeam()
+        let rows = (2...1_001).map { line in "2026-01-0\(line % 9 + 1),D,Nobody \(line)\n" }
+        try sandbox.write("date,type,person\n" + rows.joined(), to: "wrong.csv")
+        let before = sandbox.bytes()
+        let result = try sandbox.run("import", "wrong.csv")
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == App.importProblemsListed + 2, "\(result.stderr)")
+        #expect(lines.first == "shiftctl: wrong.csv:2: person: no person 'Nobody 2' in the store (add them first: shiftctl person add)")
+        #expect(lines.dropLast().last == "shiftctl: wrong.csv: … and 950 more (only the first 50 are listed)")
+        #expect(lines.last == "shiftctl: wrong.csv: 1000 problems; nothing was imported")
+        #expect(sandbox.bytes() == before)
+    }
 }
