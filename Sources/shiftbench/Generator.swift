@@ -17,9 +17,18 @@ enum Generator {
     /// The shift type turns each calendar week, mid-run, so a night is followed by an early the
     /// next morning now and then (rest rules report it); `valid` turns it at each person's own
     /// week instead, after two days off, and the stock rules find nothing.
-    static func schedule(shifts count: Int, zone: String = "Europe/Berlin", valid: Bool = false) throws -> Schedule {
-        let days = Swift.max(7, Swift.min(3650, Int(Double(count).squareRoot() * 1.5)))
-        let people = Swift.max(1, Int((Double(count) / (Double(days) * 5 / 7)).rounded(.up)))
+    /// `people` fixes the head count (the days then run as long as needed); without it the
+    /// roster is about 1.5 √shifts days long.
+    static func schedule(shifts count: Int, people fixedPeople: Int? = nil, zone: String = "Europe/Berlin", valid: Bool = false) throws -> Schedule {
+        let days: Int
+        let people: Int
+        if let fixedPeople {
+            people = fixedPeople
+            days = Swift.max(7, Int((Double(count) / (Double(people) * 5 / 7)).rounded(.up)) + 7)
+        } else {
+            days = Swift.max(7, Swift.min(3650, Int(Double(count).squareRoot() * 1.5)))
+            people = Swift.max(1, Int((Double(count) / (Double(days) * 5 / 7)).rounded(.up)))
+        }
         var personList: [Person] = []
         for p in 0..<people {
             personList.append(Person(id: PersonID(id(1000 + p)), displayName: "Person \(p)", attributes: ["team": .number(Double(p % 4))]))
@@ -34,6 +43,27 @@ enum Generator {
                     id: ShiftID(rng.uuid()), shiftTypeID: type.id, date: firstDay.adding(days: d), personID: personList[p].id))
                 if shifts.count == count { break outer }
             }
+        }
+        return try Schedule(settings: StoreSettings(timeZoneIdentifier: zone), shiftTypes: types, people: personList, shifts: shifts)
+    }
+
+    /// `shifts` shifts for `people` people where every second shift breaks the 11 h rest: each
+    /// person works a late, then an early the next morning (8 h between them), then a day off.
+    static func messySchedule(shifts count: Int, people: Int, zone: String = "Europe/Berlin") throws -> Schedule {
+        let personList = (0..<people).map { Person(id: PersonID(id(1000 + $0)), displayName: "Person \($0)") }
+        var shifts: [ScheduledShift] = []
+        shifts.reserveCapacity(count)
+        var rng = SplitMix(seed: 43)
+        var day = 0
+        outer: while true {
+            for p in 0..<people {
+                // Each person starts the pattern at the first day: late, early, off.
+                let type: ShiftType? = switch day % 3 { case 0: late; case 1: early; default: nil }
+                guard let type else { continue }
+                shifts.append(ScheduledShift(id: ShiftID(rng.uuid()), shiftTypeID: type.id, date: firstDay.adding(days: day), personID: personList[p].id))
+                if shifts.count == count { break outer }
+            }
+            day += 1
         }
         return try Schedule(settings: StoreSettings(timeZoneIdentifier: zone), shiftTypes: types, people: personList, shifts: shifts)
     }

@@ -14,7 +14,9 @@
 // and by the same rules in Swift, --moves N, default 10,000, alone as solve-model; then
 // `shiftctl solve` on the 28 INRC-II competition problems beside a CP-SAT model, scored by
 // the independent scorer; --time-limit S per 4-week problem, 2S per 8-week, default 10),
-// peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
+// scale (issue #34: every user path as a whole shiftctl process at two sizes and two people
+// counts, with each path's growth per shift or per call flagged past 1.5x; --sizes SMALL,BIG,
+// --people FEW,MANY), peers (validating the rosters of benchmarks/peers with rules/examples/peers side by side with its
 // Python reference checker; Lua against native Swift). peers-lua --rules DIR is a profiling aid:
 // one cached roster validated in process with the given rules; rules-lua is another: the `rules`
 // suite's additions evaluated by the rules alone, over and over.
@@ -34,6 +36,7 @@ var timeLimit: Double?
 var solveWorkers = max(1, ProcessInfo.processInfo.activeProcessorCount)
 var only: [String]?
 var modelMoves = 10_000
+var people: [Int]?
 /// The value after an option, parsed, or exit 2 with `message`.
 @MainActor func optionValue<T>(_ parse: (String) -> T?, _ message: String) -> T {
     guard let text = arguments.first, let value = parse(text) else {
@@ -61,21 +64,28 @@ while !arguments.isEmpty {
             let list = text.split(separator: ",").compactMap { Int($0) }
             return list.isEmpty ? nil : list
         }, "--sizes needs a list such as 1000,100000")
+    case "--people":
+        people = optionValue({ text in
+            let list = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            return list.isEmpty ? nil : list
+        }, "--people needs a list such as 200,2800")
     case "-h", "--help":
         print("usage: shiftbench [store|apply|rules|host|cli|rotate|inrc2|sqlite|postgres|peers]… [--runs N] [--sizes N,N…] [--quick] [--rules DIR]")
         print("       shiftbench postgres: the server SHIFTBENCH_POSTGRES (else SHIFT_TEST_POSTGRES) names; skipped without one")
         print("       shiftbench peers-lua --rules DIR [--sizes N] [--runs N]   (profiling aid: one cached roster, in process)")
         print("       shiftbench rules-lua [--rules DIR] [--sizes N] [--runs N]   (profiling aid: additions evaluated by the rules alone)")
         print("       shiftbench solve [--time-limit S] [--workers N] [--only n030w4,n120w8_1…]   (S for 4 weeks, 2S for 8; default 10, the goals' 60)")
+        print("       shiftbench scale [--sizes SMALL,BIG] [--people FEW,MANY] [--runs N]   (every user path as a whole process; default 100k,1M shifts and 200,2800 people)")
         print("       shiftbench solve-model [--moves N] [--runs N]   (the model's speed alone: moves/s of the Lua rules and of the same rules in Swift on n120w8)")
         exit(0)
-    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "peers-lua", "rules-lua", "solve", "solve-model": suites.append(argument)
+    case "store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "scale", "peers-lua", "rules-lua", "solve", "solve-model":
+        suites.append(argument)
     default:
-        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, postgres, peers, solve, solve-model, peers-lua, rules-lua)\n".utf8))
+        FileHandle.standardError.write(Data("shiftbench: unknown argument '\(argument)' (suites: store, apply, rules, host, cli, rotate, inrc2, sqlite, postgres, peers, scale, solve, solve-model, peers-lua, rules-lua)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "solve"] }
+if suites.isEmpty { suites = ["store", "apply", "rules", "host", "cli", "rotate", "inrc2", "sqlite", "postgres", "peers", "scale", "solve"] }
 
 let machine = MachineInfo.current
 print("# shiftbench results\n")
@@ -106,6 +116,9 @@ do {
             try PeerBenchmarks.run(
                 runs: runs, sizes: sizes.map(PeerBenchmarks.sizes(near:)) ?? (quick ? Array(PeerBenchmarks.sizes.prefix(2)) : PeerBenchmarks.sizes),
                 data: "benchmarks/peers", rulesDirectory: "rules/examples/peers")
+        case "scale":
+            try ScaleBenchmarks.run(runs: quick ? 1 : min(runs, 3), sizes: sizes ?? (quick ? [10_000, 100_000] : [100_000, 1_000_000]),
+                                    peopleCounts: people ?? [200, 2_800], rulesDirectory: rulesDirectory, peersData: "benchmarks/peers")
         case "host": try HostCallBenchmarks.run(runs: runs)
         case "solve", "solve-model":
             try ModelSpeedBenchmarks.run(data: "benchmarks/inrc2", moves: quick ? modelMoves / 5 : modelMoves, runs: runs, seed: 1)
