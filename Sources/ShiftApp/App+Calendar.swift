@@ -12,7 +12,9 @@ public struct CalendarOutput: Encodable, Sendable {
         public let date: String
         public let weekday: String
         public let shifts: [ShiftOutput]
-        enum CodingKeys: String, CodingKey { case date, weekday, shifts }
+        /// The requests waiting for a decision about the day's shifts, and time off asked for it.
+        public let requests: [CalendarRequestOutput]
+        enum CodingKeys: String, CodingKey { case date, weekday, shifts, requests }
     }
 
     public let view: String
@@ -42,19 +44,42 @@ extension App {
         if view == .roster { return roster(schedule, from: start, days: days) }
 
         let dates = (0..<count).map { start.adding(days: $0) }
-        let output = CalendarOutput(view: view.rawValue, from: start.description, to: dates.last!.description, days: dates.map { date in
-            CalendarOutput.Day(date: date.description, weekday: date.weekday.name,
-                               shifts: schedule.shifts(.on(date)).map { ShiftOutput($0, in: schedule) })
-        })
+        let marks = RequestMarks(schedule)
         var text = ""
-        for day in output.days {
-            text += "\(day.weekday.prefix(3).capitalized) \(day.date)\n"
-            if day.shifts.isEmpty { text += "  -\n"; continue }
-            var table = TextTable("", "", "", "")
-            for shift in day.shifts { table.add(shift.type, shift.time, shift.person ?? "(open)", shift.location ?? "") }
+        var days: [CalendarOutput.Day] = []
+        for date in dates {
+            let shifts = schedule.shifts(.on(date))
+            var requests: [CalendarRequestOutput] = []
+            text += "\(date.weekday.name.prefix(3).capitalized) \(date)\n"
+            // Type, time, person, location, then the requests waiting for a decision.
+            var rows: [[String]] = []
+            for shift in shifts {
+                let about = marks.about(shift.id)
+                requests += about.map { CalendarRequestOutput($0, shift: shift.id, in: schedule) }
+                let output = ShiftOutput(shift, in: schedule)
+                rows.append([output.type, output.time, output.person ?? "(open)", output.location ?? "",
+                             about.map { "? " + RequestMarks.label($0, in: schedule) }.joined(separator: "; ")])
+            }
+            // Time off asked for the day, one line each after the shifts.
+            for request in marks.timeOff(on: date) {
+                requests.append(CalendarRequestOutput(request, shift: nil, in: schedule))
+                rows.append(["?", "", RequestMarks.label(request, in: schedule), "", ""])
+            }
+            var table = TextTable("", "", "", "", "")
+            // A day without locations leaves their column out, so nothing gapes before the requests.
+            let located = rows.contains { !$0[3].isEmpty }
+            if !located { table.headers.removeLast() }
+            for row in rows { table.add(row: located ? row : Array(row[0..<3]) + [row[4]]) }
+            if shifts.isEmpty && requests.isEmpty { text += "  -\n" }
             text += table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().filter { !$0.isEmpty }
-                .map { "  " + $0 }.joined(separator: "\n") + "\n"
+                .map { "  " + $0 }.joined(separator: "\n") + (shifts.isEmpty && requests.isEmpty ? "" : "\n")
+            days.append(CalendarOutput.Day(date: date.description, weekday: date.weekday.name,
+                                           shifts: shifts.map { ShiftOutput($0, in: schedule) }, requests: requests))
         }
+        if days.contains(where: { !$0.requests.isEmpty }) {
+            text += "? a request waiting for a decision (shiftctl request list --pending)\n"
+        }
+        let output = CalendarOutput(view: view.rawValue, from: start.description, to: dates.last!.description, days: days)
         return CommandResult(text: text, json: output)
     }
 

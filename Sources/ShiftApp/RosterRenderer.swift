@@ -9,7 +9,10 @@ public struct RosterOutput: Encodable, Sendable {
         public let personID: String?
         /// One entry per day: the symbols of the shifts on that day.
         public let cells: [[String]]
-        enum CodingKeys: String, CodingKey { case person, personID, cells }
+        /// One entry per day: the ids of the requests waiting for a decision about that day's
+        /// shifts in this row, or (for a person) time off asked for it.
+        public let requests: [[String]]
+        enum CodingKeys: String, CodingKey { case person, personID, cells, requests }
     }
 
     public struct TypeKey: Encodable, Sendable {
@@ -61,7 +64,10 @@ public struct RosterRenderer: Sendable {
                 var line = TextWidth.pad(TextWidth.truncate(row.person, to: nameWidth - 1), to: nameWidth)
                 for index in indices {
                     let symbols = row.cells[index]
-                    let text = symbols.isEmpty ? "·" : symbols.count == 1 ? symbols[0] : TextWidth.truncate(symbols.joined(separator: "+"), to: cell - 1)
+                    let marked = !row.requests[index].isEmpty
+                    var text = symbols.isEmpty ? (marked ? "" : "·") : symbols.count == 1 ? symbols[0] : symbols.joined(separator: "+")
+                    // A request waiting for a decision: `?` after the symbols (truncated to make room).
+                    text = marked ? TextWidth.truncate(text, to: cell - 2) + "?" : TextWidth.truncate(text, to: cell - 1)
                     let padded = TextWidth.pad(text, to: cell - 1)
                     if colour, let first = symbols.first, let code = colours[first] {
                         line += "\u{1B}[\(code)m\(padded)\u{1B}[0m "
@@ -73,9 +79,12 @@ public struct RosterRenderer: Sendable {
             }
         }
         if !roster.types.isEmpty {
-            let entries = roster.types.map { type in
+            var entries = roster.types.map { type in
                 let symbol = colour ? "\u{1B}[\(colours[type.symbol]!)m\(type.symbol)\u{1B}[0m" : type.symbol
                 return type.title == type.symbol ? "\(symbol) \(type.time)" : "\(symbol) \(type.title) \(type.time)"
+            }
+            if roster.rows.contains(where: { $0.requests.contains { !$0.isEmpty } }) {
+                entries.append("? a request waiting for a decision (shiftctl request list --pending)")
             }
             out += "\n" + legend(entries)
         }
@@ -146,21 +155,34 @@ extension RosterOutput {
         let dates = (0..<days).map { from.adding(days: $0) }
         let to = dates.last!
         let index = Dictionary(uniqueKeysWithValues: dates.enumerated().map { ($1, $0) })
+        let empty = [[String]](repeating: [], count: days)
         var cells: [PersonID: [[String]]] = [:]
-        var open = [[String]](repeating: [], count: days)
+        var requests: [PersonID: [[String]]] = [:]
+        var open = empty
+        var openRequests = empty
+        let marks = RequestMarks(schedule)
         for shift in schedule.shifts(ShiftQuery(from: from, to: to)) {
             guard let day = index[shift.date], let symbol = schedule.shiftType(shift.shiftTypeID)?.symbol else { continue }
+            let about = marks.about(shift.id).map(\.id.description)
             if let person = shift.personID {
-                cells[person, default: [[String]](repeating: [], count: days)][day].append(symbol)
+                cells[person, default: empty][day].append(symbol)
+                requests[person, default: empty][day] += about
             } else {
                 open[day].append(symbol)
+                openRequests[day] += about
             }
         }
         let listed = only.map { ids in ids.compactMap { schedule.person($0) } } ?? schedule.people
         var rows = listed.map { person in
-            Row(person: person.displayName, personID: person.id.description, cells: cells[person.id] ?? [[String]](repeating: [], count: days))
+            var asked = requests[person.id] ?? empty
+            if !marks.isEmpty {
+                for (day, date) in dates.enumerated() {
+                    asked[day] += marks.timeOff(of: person.id, on: date).map(\.id.description)
+                }
+            }
+            return Row(person: person.displayName, personID: person.id.description, cells: cells[person.id] ?? empty, requests: asked)
         }
-        if only == nil, open.contains(where: { !$0.isEmpty }) { rows.append(Row(person: "(open)", personID: nil, cells: open)) }
+        if only == nil, open.contains(where: { !$0.isEmpty }) { rows.append(Row(person: "(open)", personID: nil, cells: open, requests: openRequests)) }
         self.init(
             from: from.description, to: to.description, days: dates.map(\.description), rows: rows,
             types: schedule.shiftTypes.map { TypeKey(symbol: $0.symbol, title: $0.title, time: $0.duration.description) })

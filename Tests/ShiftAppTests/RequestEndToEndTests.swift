@@ -180,4 +180,46 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(sandbox.bytes() == before)
     }
+
+    /// The calendar and the roster mark what waits for a decision: the shift of an offer, the
+    /// open shift of a claim, the days of a time-off request; and nothing once it is decided.
+    @Test func theCalendarAndTheRosterMarkPendingRequests() throws {
+        let (sandbox, bob, _, open) = try team()
+        let offer = try made(try sandbox.run("request", "offer", bob, "--as", "Bob", "--format", "json"))
+        let claim = try made(try sandbox.run("request", "claim", open, "--as", "Alice", "--format", "json"))
+        let off = try made(try sandbox.run("request", "time-off", "--from", "2031-03-04", "--to", "2031-03-04", "--as", "Bobby", "--format", "json"))
+
+        let week = try sandbox.run("calendar", "week", "--from", "2031-03-03")
+        #expect(week.status == 0, "\(week.stderr)")
+        let lines = week.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("  D ") && $0.contains(" Bob ") && $0.hasSuffix("  ? offered by Bob, pending (\(offer.prefix(8)))") },
+                "\(week.stdout)")
+        #expect(lines.contains { $0.contains("(open)") && $0.hasSuffix("  ? claim by Alice, pending (\(claim.prefix(8)))") }, "\(week.stdout)")
+        #expect(lines.contains { $0.hasPrefix("  ? ") && $0.hasSuffix("time off for Bobby, pending (\(off.prefix(8)))") }, "\(week.stdout)")
+        #expect(week.stdout.hasSuffix("? a request waiting for a decision (shiftctl request list --pending)\n"), "\(week.stdout)")
+
+        let days = try #require(json(try sandbox.run("calendar", "week", "--from", "2031-03-03", "--format", "json").stdout)["days"] as? [[String: Any]])
+        let asked = days.map { ($0["requests"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } }
+        #expect(asked.prefix(3).map { $0 } == [[offer], [off], [claim]])
+        #expect(days.dropFirst(3).allSatisfy { ($0["requests"] as? [Any])?.isEmpty == true })
+
+        let roster = try sandbox.run("calendar", "roster", "--from", "2031-03-03", "--days", "3")
+        let rows = roster.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.contains { $0.hasPrefix("Bob ") && $0.contains("D?") }, "\(roster.stdout)")
+        #expect(rows.contains { $0.hasPrefix("Bobby") && $0.contains("?") }, "\(roster.stdout)")
+        #expect(rows.contains { $0.hasPrefix("(open)") && $0.contains("D?") }, "\(roster.stdout)")
+        #expect(rows.contains { $0.hasPrefix("Alice") && !$0.contains("?") }, "\(roster.stdout)")
+        #expect(roster.stdout.contains("? a request waiting for a decision"), "\(roster.stdout)")
+        let rosterJSON = try #require(json(try sandbox.run("calendar", "roster", "--from", "2031-03-03", "--days", "3", "--format", "json").stdout)["rows"] as? [[String: Any]])
+        let bobRow = try #require(rosterJSON.first { $0["person"] as? String == "Bob" })
+        #expect(bobRow["requests"] as? [[String]] == [[offer], [], []])
+
+        // Decided or cancelled, nothing is marked.
+        for (id, who) in [(offer, "Bob"), (claim, "Alice"), (off, "Bobby")] {
+            #expect(try sandbox.run("request", "cancel", id, "--as", who).status == 0)
+        }
+        let after = try sandbox.run("calendar", "roster", "--from", "2031-03-03", "--days", "3")
+        #expect(!after.stdout.contains("?"), "\(after.stdout)")
+        #expect(!(try sandbox.run("calendar", "week", "--from", "2031-03-03").stdout.contains("?")))
+    }
 }
