@@ -75,7 +75,10 @@ enum PostgresBenchmarks {
         }
         row("`shiftctl schedule add` at 10 shifts", Sample(seconds: adds[0]))
         row("`shiftctl schedule add` at \(size) shifts", Sample(seconds: adds[1]))
+        let approvals = try SQLiteBenchmarks.approveClaims(shiftctl, store: stores[1], runs: runs, in: directory).map(\.seconds)
+        row("`shiftctl request approve` of a claim at \(size) shifts", Sample(seconds: approvals))
         print(report.markdown())
+        print("\nApproving a claim at \(size) shifts takes \(String(format: "%.2f", Sample(seconds: approvals).median / Sample(seconds: adds[1]).median))x a `schedule add` there (goal ≤ 2x, issue #32).")
         let ratio = Sample(seconds: adds[1]).median / Sample(seconds: adds[0]).median
         print("\n`schedule add` at \(size) shifts takes \(String(format: "%.2f", ratio))x its time at 10 shifts (goal ≤ 2x, same run).\n")
 

@@ -70,9 +70,34 @@ enum SQLiteBenchmarks {
         row("`shiftctl schedule add` at 10 shifts", adds[10]!)
         row("`shiftctl schedule add` at \(size) shifts", adds[size]!)
         row("`shiftctl schedule list` of one person's day at \(size) shifts", lists)
+        let approvals = try approveClaims(shiftctl, store: big, runs: runs, in: directory)
+        row("`shiftctl request approve` of a claim at \(size) shifts", approvals)
         print(report.markdown())
+        print("\nApproving a claim at \(size) shifts takes \(String(format: "%.2f", Sample(seconds: approvals.map(\.seconds)).median / Sample(seconds: adds[size]!.map(\.seconds)).median))x a `schedule add` there (goal ≤ 2x, issue #32).")
         let ratio = Sample(seconds: adds[size]!.map(\.seconds)).median / Sample(seconds: adds[10]!.map(\.seconds)).median
         print("\n`schedule add` at \(size) shifts takes \(String(format: "%.2f", ratio))x its time at 10 shifts (same run). The store file is \(String(format: "%.0f", Double(bytes) / 1_048_576)) MB (\(String(format: "%.0f", Double(bytes) / Double(size))) bytes a shift, change log included)\(wal > 0 ? String(format: ", plus a %.1f MB write-ahead log", Double(wal) / 1_048_576) : "").\n")
+    }
+
+    /// `shiftctl request approve` of a claim, timed, `runs` times on `store`: each run adds an open
+    /// shift years after the roster and has Person 1 claim it (not timed), then approves
+    /// the claim, which the rules check as one mutation.
+    static func approveClaims(_ shiftctl: String, store: String, runs: Int, in directory: String) throws -> [ProcessResult] {
+        func id(_ arguments: [String]) throws -> String {
+            let output = try runProcess(shiftctl, ["--store", store, "--rules", "rules", "--format", "json"] + arguments, in: directory)
+            guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], let id = object["id"] as? String else {
+                throw BenchmarkError(message: "shiftctl \(arguments.joined(separator: " ")) printed no id: \(output.prefix(300))")
+            }
+            return id
+        }
+        var results: [ProcessResult] = []
+        for run in 0..<runs {
+            // Far after the roster (a request is for a shift that has not started).
+            let date = Generator.firstDay.adding(days: 12 * 365 + 2 * run).description
+            let shift = try id(["schedule", "add", "--type", "E", "--date", date])
+            let claim = try id(["request", "claim", shift, "--as", "Person 1"])
+            results.append(try spawn(shiftctl, ["--store", store, "--rules", "rules", "request", "approve", claim], in: directory))
+        }
+        return results
     }
 
     struct ProcessResult {
