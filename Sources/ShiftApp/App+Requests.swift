@@ -119,10 +119,13 @@ extension App {
             return nil
         }()
         let now = environment.now()
-        let items = schedule.requests(involving: who, openOnly: open).map { RequestOutput($0, in: schedule, now: now) }
+        let requests = schedule.requests(involving: who, openOnly: open)
+        let items = requests.map { RequestOutput($0, in: schedule, now: now) }
         var table = TextTable("MADE", "KIND", "BY", "WHAT", "STATE", "ID")
-        for item in items {
-            table.add(String(item.madeAt.prefix(10)), item.kind, item.requester, item.summary, item.state, shortID(item.id))
+        for (request, item) in zip(requests, items) {
+            // The day it was made in the store's time zone (the JSON keeps the UTC instant).
+            let made = request.madeAt.map { schedule.zone.localDateTime(atUTC: Int64($0.timeIntervalSince1970.rounded(.down))).date.description } ?? ""
+            table.add(made, item.kind, item.requester, item.summary, item.state, shortID(item.id))
         }
         return CommandResult(text: items.isEmpty ? "no requests\n" : table.rendered, json: ListOutput(key: "requests", items: items))
     }

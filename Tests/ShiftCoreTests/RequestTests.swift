@@ -94,7 +94,7 @@ import Testing
         approved = move(approved, to: .approved)
         #expect(MutationContext.refusedMove(approved, to: .cancelled).hasSuffix("is already approved; only a pending or accepted request can be cancelled"))
         #expect(MutationContext.refusedMove(Self.swap(), to: .approved).hasSuffix("is a swap with a colleague, who has to accept it before it is approved"))
-        #expect(MutationContext.refusedMove(Self.timeOff(), to: .accepted).hasSuffix("is a time off request; only a swap is accepted"))
+        #expect(MutationContext.refusedMove(Self.timeOff(), to: .accepted).hasSuffix("is a time-off request; only a swap is accepted"))
     }
 
     @Test func aRequestMadeOnStaleDataFailsNamingTheChange() async throws {
@@ -131,7 +131,7 @@ import Testing
             (notMine, .conflict(field: "request.shift", reason: "the shift on 2026-03-02 is not the requester's own")),
             (notOpen, .conflict(field: "request.shift", reason: "the shift on 2026-03-02 is not open; only an open shift can be claimed")),
             (backwards, .invalidValue(field: "request.to", reason: "ends (2026-03-01) before it starts (2026-03-10)")),
-            (withShift, .invalidValue(field: "request.shift", reason: "a time off request has none")),
+            (withShift, .invalidValue(field: "request.shift", reason: "a time-off request has none")),
             (selfSwap, .invalidValue(field: "request.colleagueID", reason: "a swap is with someone else")),
             (twoStates, .invalidValue(field: "request.history", reason: "a new request has one state change, to pending")),
         ]

@@ -13,6 +13,16 @@ public enum RequestKind: String, Codable, Hashable, Sendable, CaseIterable {
 
     /// The kind in words (`time off`).
     public var words: String { rawValue.replacingOccurrences(of: "_", with: " ") }
+
+    /// `a swap request`, `an offer request`, `a time-off request`: the kind in a sentence.
+    public var aRequest: String {
+        switch self {
+        case .swap: "a swap request"
+        case .offer: "an offer request"
+        case .claim: "a claim request"
+        case .timeOff: "a time-off request"
+        }
+    }
 }
 
 /// Where a request stands. `pending` and `accepted` are open; the rest are final.

@@ -621,7 +621,7 @@ struct MutationContext {
         let name = "request \(request.id.description.prefix(8))"
         if !request.state.isOpen { return "\(name) is already \(request.state.rawValue); only a pending or accepted request can be \(next.rawValue)" }
         switch next {
-        case .accepted where request.kind != .swap: return "\(name) is a \(request.kind.words) request; only a swap is accepted"
+        case .accepted where request.kind != .swap: return "\(name) is \(request.kind.aRequest); only a swap is accepted"
         case .accepted where !request.needsAcceptance: return "\(name) names no colleague to accept it"
         case .accepted: return "\(name) is already accepted"
         case .approved: return "\(name) is a swap with a colleague, who has to accept it before it is approved"
@@ -639,10 +639,10 @@ struct MutationContext {
             try Self.check(transition, field: field + ".history[\(position)]")
         }
         func absent(_ present: Bool, _ name: String) throws(ScheduleError) {
-            if present { throw .invalidValue(field: field + "." + name, reason: "a \(request.kind.words) request has none") }
+            if present { throw .invalidValue(field: field + "." + name, reason: "\(request.kind.aRequest) has none") }
         }
         func required(_ present: Bool, _ name: String, _ what: String) throws(ScheduleError) {
-            if !present { throw .invalidValue(field: field + "." + name, reason: "a \(request.kind.words) request needs \(what)") }
+            if !present { throw .invalidValue(field: field + "." + name, reason: "\(request.kind.aRequest) needs \(what)") }
         }
         switch request.kind {
         case .swap, .offer, .claim:
