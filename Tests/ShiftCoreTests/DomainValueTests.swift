@@ -49,6 +49,22 @@ import Testing
 }
 
 @Suite struct ShiftDurationTests {
+    /// The fast path for the stored form (`HH:MM-HH:MM`, `all-day`) gives what the general parse
+    /// gives, for every time of day at both ends and for near misses it must leave to it.
+    @Test func theStoredFormReadsAsTheGeneralParseReadsIt() {
+        var texts = ["all-day", "All-day", "all day", "allday", " all-day", "24:00-06:00", "06:60-07:00", "6:00-14:00", "06:00–14:00",
+                     "06:00 - 14:00", "06:00-14:0", "06:00-14:000", "0a:00-14:00", "06:00+14:00", "06-00-14-00", "", "06:00-14:00 "]
+        for hour in 0..<25 { for minute in stride(from: 0, to: 61, by: 7) {
+            let time = String(format: "%02d:%02d", hour, minute)
+            texts += ["\(time)-06:30", "22:15-\(time)"]
+        } }
+        for text in texts {
+            #expect(ShiftDuration(text) == ShiftDuration(parsing: text), "\(text)")
+            if let fast = ShiftDuration.canonical(text.utf8) { #expect(fast == ShiftDuration(parsing: text), "\(text)") }
+        }
+        #expect(ShiftDuration.canonical("07:00-19:00".utf8) != nil && ShiftDuration.canonical("all-day".utf8) == .allDay)
+    }
+
     @Test func timesAreZeroToTwentyThree() {
         #expect(HourMinuteTime("07:30")?.minutesSinceMidnight == 450)
         #expect(HourMinuteTime("7:30") != nil)
