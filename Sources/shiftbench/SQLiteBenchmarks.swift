@@ -11,17 +11,9 @@ enum SQLiteBenchmarks {
         guard let shiftctl = siblingShiftctl(suite: "sqlite") else { return }
         print("## SQLite store: bulk import, open, and one change at \(size) shifts\n")
         print("Whole `shiftctl` processes with the stock rules (copied by `init`). The roster has one shift per person per day, five on and two off, the type turning after the days off, so the rules find nothing to reject. Peak RSS is the `shiftctl` process's own (`RUSAGE_CHILDREN` of a small python3 parent).\n")
-        let directory = NSTemporaryDirectory() + "shiftbench-sqlite-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer {
-            // SHIFTBENCH_KEEP=1 keeps the stores and import files, to profile a step by hand.
-            if ProcessInfo.processInfo.environment["SHIFTBENCH_KEEP"] == nil {
-                try? FileManager.default.removeItem(atPath: directory)
-            } else {
-                FileHandle.standardError.write(Data("shiftbench: kept \(directory)\n".utf8))
-            }
-        }
-        try FileManager.default.copyItem(atPath: rulesDirectory, toPath: directory + "/rules")
+        let scratch = try ScratchFolder("sqlite", rules: rulesDirectory)
+        defer { scratch.remove() }
+        let directory = scratch.path
 
         var report = Report(["step", "runs", "median", "min–max", "peak RSS (median)"])
         func row(_ name: String, _ results: [ProcessResult]) {
@@ -98,6 +90,26 @@ enum SQLiteBenchmarks {
             results.append(try spawn(shiftctl, ["--store", store, "--rules", "rules", "request", "approve", claim], in: directory))
         }
         return results
+    }
+
+    /// A folder for a suite's stores and files, with the rules copied in as `rules`; removed at
+    /// the end unless `SHIFTBENCH_KEEP=1` (to profile a step by hand).
+    struct ScratchFolder {
+        let path: String
+
+        init(_ suite: String, rules: String) throws {
+            path = NSTemporaryDirectory() + "shiftbench-\(suite)-\(getpid())"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: rules, toPath: path + "/rules")
+        }
+
+        func remove() {
+            if ProcessInfo.processInfo.environment["SHIFTBENCH_KEEP"] == nil {
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                FileHandle.standardError.write(Data("shiftbench: kept \(path)\n".utf8))
+            }
+        }
     }
 
     struct ProcessResult {

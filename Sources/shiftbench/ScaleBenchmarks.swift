@@ -48,16 +48,9 @@ enum ScaleBenchmarks {
         print("## Scale: every user path as a whole process at \(sizes.map(count).joined(separator: " and ")) shifts, \(peopleCounts.map(count).joined(separator: " and ")) people\n")
         print("Whole `shiftctl` processes with the stock rules (copied by `init`) on a valid roster (one shift a person a day, five on and two off; the stock rules find nothing). The CSV (`date,type,person`) and the store file of the same roster are each imported into a new JSON and a new SQLite store; the other commands run on the stores the CSV made, \(runs) runs each (median; peak RSS is the process's own). *Growth* is the cost per unit at \(count(big)) over \(count(small)) shifts: per shift for the paths that read or write a whole store (imports, `validate`, `migrate`, and every command on a JSON store, which is read and rewritten whole), per call for the rest. *People* is the cost per shift at \(count(peopleCounts.last!)) people over \(count(peopleCounts.first!)) (at \(count(big)) shifts). ⚑ marks a growth or a people factor above \(flagAbove)x.\n")
 
-        let directory = NSTemporaryDirectory() + "shiftbench-scale-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer {
-            if ProcessInfo.processInfo.environment["SHIFTBENCH_KEEP"] == nil {
-                try? FileManager.default.removeItem(atPath: directory)
-            } else {
-                FileHandle.standardError.write(Data("shiftbench: kept \(directory)\n".utf8))
-            }
-        }
-        try FileManager.default.copyItem(atPath: rulesDirectory, toPath: directory + "/rules")
+        let scratch = try SQLiteBenchmarks.ScratchFolder("scale", rules: rulesDirectory)
+        defer { scratch.remove() }
+        let directory = scratch.path
 
         var results: [Path: [Point: [SQLiteBenchmarks.ProcessResult]]] = [:]
         var order: [Path] = []
