@@ -131,4 +131,89 @@ import Testing
         await store.setPermissions(Permissions())
         try await store.apply(.addPerson(Person(id: PersonID(uuid(700)), displayName: "Dave")), as: UserProfile(userId: "nobody", displayName: "N"))
     }
+
+    // MARK: Where the database checks roles (PostgreSQL)
+
+    static func identity(_ person: Person?, role: String = "db_bob", checked: Bool = true, granted: Role? = .staff) -> DatabaseIdentity {
+        DatabaseIdentity(role: role, personID: person?.id, personName: person?.displayName, rolesSetUp: true, checked: checked, granted: granted)
+    }
+
+    @Test func theDatabaseRoleIsWhoYouAreWhateverYouAskFor() async throws {
+        let schedule = try await store().schedule
+        let tester = UserProfile(userId: "tester", displayName: "tester")
+        let bob = Self.identity(Self.bob)
+        #expect(try bob.actingUser(asked: nil, fallback: tester, in: schedule) == UserProfile(userId: "db_bob", displayName: "Bob"))
+        for himself in ["Bob", "bob", "db_bob"] {
+            #expect(try bob.actingUser(asked: himself, fallback: tester, in: schedule).userId == "db_bob")
+        }
+        #expect(throws: ScheduleError.forbidden(
+            message: "you are connected as database role db_bob (Bob), and the database decides who you are: you cannot act as Ada; connect as their database role instead")) {
+            try bob.actingUser(asked: "ada", fallback: tester, in: schedule)
+        }
+        let nobody = Self.identity(nil, role: "eve", granted: nil)
+        #expect(throws: ScheduleError.self) { try nobody.actingUser(asked: "Bob", fallback: tester, in: schedule) }
+        #expect(throws: ScheduleError.self) { try nobody.actingUser(asked: "someone", fallback: tester, in: schedule) }
+        // The tables' owner, linked to nobody: the database does not decide, --as does.
+        let owner = Self.identity(nil, role: "roster_owner", checked: false, granted: nil)
+        #expect(try owner.actingUser(asked: "Ada", fallback: tester, in: schedule) == tester)
+        // A linked owner is their person all the same.
+        #expect(try Self.identity(Self.admin, role: "roster_owner", checked: false, granted: nil)
+            .actingUser(asked: nil, fallback: tester, in: schedule).displayName == "Ada")
+        #expect(bob.staffPerson == Self.bob.id)
+        #expect(Self.identity(Self.scheduler, granted: .scheduler).staffPerson == nil)
+    }
+
+    @Test func aPersonIsFoundByTheirDatabaseRoleFirst() {
+        var schedule = try! Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"))
+        let linked = Person(id: PersonID(uuid(40)), displayName: "Bob", attributes: ["db_role": .string("bob")])
+        let other = Person(id: PersonID(uuid(41)), displayName: "Robert", attributes: ["login": .string("bob")])
+        schedule = try! schedule.applying(.batch([.addPerson(other), .addPerson(linked)])).schedule
+        #expect(Permissions.person(of: UserProfile(userId: "bob", displayName: "x"), in: schedule)?.id == linked.id)
+    }
+
+    @Test func checkedByTheDatabaseStaffExpireOnlyTheirOwnAndApproveNothingThemselves() async throws {
+        let store = try await store(autoApprove: true)
+        await store.setPermissions(Permissions(checkedByDatabase: true))
+        let bob = UserProfile(userId: "bob", displayName: "Bob")
+        let before = await store.schedule
+        await #expect(throws: ScheduleError.forbidden(
+            message: "Bob (staff) may not expire someone else's request; the database lets staff expire only their own; a scheduler or admin may")) {
+            try await store.apply(.updateRequest(Self.move(Self.carolsTimeOff, .expired)), as: bob)
+        }
+        let claim = Self.made(.claim, by: Self.bob, 9)
+        await #expect(throws: ScheduleError.self) {
+            try await store.apply(.batch([.addRequest(claim), .updateRequest(Self.move(claim, .approved)), .reassignShift(Self.open.id, to: Self.bob.id)]), as: bob)
+        }
+        #expect(await store.schedule == before)
+        try await store.apply(.updateRequest(Self.move(Self.bobsSwap, .expired)), as: bob)
+        // Roles are checked even while nobody has one.
+        let (plain, _) = try await Self.f.store()
+        await plain.setPermissions(Permissions(checkedByDatabase: true))
+        await #expect(throws: ScheduleError.self) {
+            try await plain.apply(.addPerson(Person(id: PersonID(uuid(701)), displayName: "Dave")), as: UserProfile(userId: "nobody", displayName: "N"))
+        }
+    }
+
+    @Test func aWorkflowForDatabaseStaffPlansOnlyWhatTheDatabaseAllows() async throws {
+        let store = try await store(autoApprove: true)
+        let schedule = await store.schedule
+        // Noon on 2026-03-03: Bob's day of 2026-03-02 (his swap's) has started, Carol's time off not.
+        let later = StoreEnvironment(now: { fixedNow.addingTimeInterval(2.5 * 86_400) }, makeUUID: { UUID() })
+        let bob = UserProfile(userId: "bob", displayName: "Bob")
+        let plain = RequestWorkflow(schedule: schedule, user: bob, environment: later)
+        let limited = RequestWorkflow(schedule: schedule, user: bob, environment: later, databaseStaff: Self.bob.id)
+        #expect(plain.expiries(except: nil).count == 1)
+        #expect(limited.expiries(except: nil).count == 1)
+        let carols = RequestWorkflow(schedule: schedule, user: bob, environment: later, databaseStaff: Self.carol.id)
+        #expect(carols.expiries(except: nil).isEmpty, "Bob's swap is not Carol's to expire")
+
+        let now = StoreEnvironment(now: { fixedNow }, makeUUID: { UUID() })
+        let claim = try RequestWorkflow(schedule: schedule, user: bob, environment: now, databaseStaff: Self.bob.id).claim(Self.open, by: Self.bob.id)
+        #expect(claim.step.action == "made")
+        #expect(claim.otherwise == nil)
+        #expect(claim.notice == RequestWorkflow.databaseStaffNotice)
+        let approved = try RequestWorkflow(schedule: schedule, user: bob, environment: now).claim(Self.open, by: Self.bob.id)
+        #expect(approved.step.action == "made and approved")
+        #expect(approved.notice == nil)
+    }
 }

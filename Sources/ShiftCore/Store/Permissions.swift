@@ -15,6 +15,10 @@ public enum Role: String, Codable, Hashable, Sendable, CaseIterable, Comparable 
     public static let attribute = "role"
     /// The person attribute that ties a person to a login name (else their name is it).
     public static let loginAttribute = "login"
+    /// The person attribute that ties a person to a PostgreSQL database role (`shiftctl person
+    /// link NAME --db-role ROLE`): on a store whose database checks roles, connecting as that
+    /// role is being that person (`DatabaseIdentity`).
+    public static let databaseRoleAttribute = "db_role"
 
     public static func < (a: Role, b: Role) -> Bool { a.rank < b.rank }
     private var rank: Int { Role.allCases.firstIndex(of: self)! }
@@ -31,15 +35,26 @@ public enum Role: String, Codable, Hashable, Sendable, CaseIterable, Comparable 
 /// before roles, or one person's roster); granting the first role switches them on.
 ///
 /// The acting user of a file store is whatever `--as` (or the app) says: this keeps honest
-/// people from mistakes, and the file's own permissions are the real boundary.
+/// people from mistakes, and the file's own permissions are the real boundary. On PostgreSQL
+/// with database roles the database checks the same matrix with grants and row-level security,
+/// and who the user is comes from the connection (`DatabaseIdentity`); this check then runs
+/// first so that a refusal names the rule in the user's words.
 public struct Permissions: Sendable {
-    public init() {}
+    /// The database checks this user's writes too (`DatabaseIdentity.checked`): roles are
+    /// enforced even while nobody has one, and a staff member may expire only their own requests
+    /// and approve nothing automatically, as the database allows.
+    public var checkedByDatabase: Bool
 
-    /// The person a user is in a schedule: the one whose `login` attribute is the user id, else
-    /// the one whose name it is (ignoring case).
+    public init(checkedByDatabase: Bool = false) {
+        self.checkedByDatabase = checkedByDatabase
+    }
+
+    /// The person a user is in a schedule: the one whose `db_role` or `login` attribute is the
+    /// user id, else the one whose name it is (ignoring case).
     public static func person(of user: UserProfile, in schedule: Schedule) -> Person? {
         let people = schedule.people
-        return people.first { $0.attributes[Role.loginAttribute]?.stringValue == user.userId }
+        return people.first { $0.attributes[Role.databaseRoleAttribute]?.stringValue == user.userId }
+            ?? people.first { $0.attributes[Role.loginAttribute]?.stringValue == user.userId }
             ?? people.first { $0.displayName.compare(user.userId, options: .caseInsensitive) == .orderedSame }
     }
 
@@ -52,7 +67,7 @@ public struct Permissions: Sendable {
     /// - Throws: `ScheduleError.forbidden` naming the user, their role and what was refused.
     public func authorize(_ proposal: Proposal) throws(ScheduleError) {
         let before = proposal.before
-        guard Self.enforced(in: before) else { return }
+        guard checkedByDatabase || Self.enforced(in: before) else { return }
         let person = Self.person(of: proposal.user, in: before)
         let role = person.flatMap(Role.of)
         let who = person.map { "\($0.displayName) (\(role?.rawValue ?? "no role"))" } ?? "\(proposal.user.userId) (nobody in the schedule)"
@@ -67,15 +82,20 @@ public struct Permissions: Sendable {
             if Self.changesRoles(change) { throw refuse("grant or revoke roles", "an admin may") }
         }
         if role == .scheduler { return }
-        let approvals = Self.approvals(in: proposal)
+        // What the database lets staff do is narrower than auto-approval and expiry allow.
+        let approvals = checkedByDatabase ? (auto: false, reassignments: [:]) : Self.approvals(in: proposal)
         for change in proposal.changes {
             switch change {
             case let .request(old, new?):
                 if old == nil, new.requesterID != me { throw refuse("make a request for someone else", "a scheduler or admin may") }
                 if new.state == (old?.state ?? .pending) { continue }
                 switch new.state {
-                case .cancelled where new.requesterID == me, .accepted where new.colleagueID == me, .expired:
+                case .cancelled where new.requesterID == me, .accepted where new.colleagueID == me:
                     continue
+                case .expired where !checkedByDatabase || new.requesterID == me:
+                    continue
+                case .expired:
+                    throw refuse("expire someone else's request", "the database lets staff expire only their own; a scheduler or admin may")
                 case .approved where approvals.auto && (new.kind == .claim ? new.requesterID == me : new.colleagueID == me):
                     continue
                 case .cancelled: throw refuse("cancel someone else's request", "a scheduler or admin may")
@@ -116,10 +136,12 @@ public struct Permissions: Sendable {
         return same == old
     }
 
-    /// Whether a change grants, changes or takes away a role.
+    /// Whether a change grants, changes or takes away a role, links a database role, or changes
+    /// the login of a person with a role.
     static func changesRoles(_ change: Change) -> Bool {
         guard case let .person(old, new) = change else { return false }
         return old.flatMap(Role.of) != new.flatMap(Role.of)
+            || old?.attributes[Role.databaseRoleAttribute] != new?.attributes[Role.databaseRoleAttribute]
             || old?.attributes[Role.loginAttribute] != new?.attributes[Role.loginAttribute] && (old.flatMap(Role.of) != nil)
     }
 

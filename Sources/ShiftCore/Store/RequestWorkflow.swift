@@ -32,15 +32,34 @@ public struct RequestWorkflow: Sendable {
     /// The clock (a state change's time, whether a shift has started) and the ids of new
     /// requests and of the unavailability an approved time off adds.
     public let environment: StoreEnvironment
+    /// A staff member whose writes the database checks (PostgreSQL with database roles,
+    /// `DatabaseIdentity.staffPerson`): the database lets them write no shift and no one else's
+    /// request, so their plans expire only their own requests and approve nothing automatically
+    /// (the request waits for a scheduler, and the plan's `notice` says so). Nil: no such limits.
+    public let databaseStaff: PersonID?
 
-    public init(schedule: Schedule, user: UserProfile, environment: StoreEnvironment) {
+    public init(schedule: Schedule, user: UserProfile, environment: StoreEnvironment, databaseStaff: PersonID? = nil) {
         self.schedule = schedule
         self.user = user
         self.environment = environment
+        self.databaseStaff = databaseStaff
     }
 
     /// The history's reason for an approval the store made by itself.
     public static let autoApprovalReason = "approved automatically: the change passes every rule"
+
+    /// Why a staff member's claim or accepted swap is not approved automatically where the
+    /// database checks roles.
+    public static let databaseStaffNotice = "not approved automatically: the database lets only schedulers and admins change shifts; it waits for a scheduler"
+
+    /// Whether the store approves this kind of request by itself for this user: with
+    /// `requests.auto_approve`, unless the database would refuse the shift changes.
+    private var autoApproves: Bool { schedule.settings.autoApprovesRequests && databaseStaff == nil }
+
+    /// The notice of a plan that would have been approved automatically but for the database.
+    private var withheldApproval: String? {
+        schedule.settings.autoApprovesRequests && databaseStaff != nil ? Self.databaseStaffNotice : nil
+    }
 
     // MARK: Making requests
 
@@ -113,7 +132,8 @@ public struct RequestWorkflow: Sendable {
     private func making(_ request: Request) -> RequestPlan {
         let expiries = expiries(except: nil)
         let made = RequestPlan.Step(mutation: .batch(expiries + [.addRequest(request)]), request: request, action: "made")
-        guard request.kind == .claim, schedule.settings.autoApprovesRequests else { return RequestPlan(made) }
+        guard request.kind == .claim else { return RequestPlan(made) }
+        guard autoApproves else { return RequestPlan(made, notice: withheldApproval) }
         let approved = request.moved(transition(.approved, Self.autoApprovalReason))
         return RequestPlan(
             RequestPlan.Step(
@@ -132,7 +152,8 @@ public struct RequestWorkflow: Sendable {
         let accepted = request.moved(transition(.accepted, reason))
         let expiries = expiries(except: request.id)
         let plain = RequestPlan.Step(mutation: .batch(expiries + [.updateRequest(accepted)]), request: accepted, action: "accepted")
-        guard request.kind == .swap, schedule.settings.autoApprovesRequests else { return RequestPlan(plain) }
+        guard request.kind == .swap else { return RequestPlan(plain) }
+        guard autoApproves else { return RequestPlan(plain, notice: withheldApproval) }
         let approved = accepted.moved(transition(.approved, Self.autoApprovalReason))
         return RequestPlan(
             RequestPlan.Step(
@@ -187,10 +208,12 @@ public struct RequestWorkflow: Sendable {
     }
 
     /// Open requests whose shift has started, moved to expired: every plan carries them, so
-    /// the next request change of anyone expires them.
+    /// the next request change of anyone expires them (of a `databaseStaff` member: only their
+    /// own, which is all the database lets them move).
     public func expiries(except: RequestID?) -> [Mutation] {
         schedule.requests.compactMap { request in
-            guard request.state.isOpen, request.id != except, let started = startedAt(request) else { return nil }
+            guard request.state.isOpen, request.id != except, databaseStaff.map({ $0 == request.requesterID }) ?? true,
+                  let started = startedAt(request) else { return nil }
             return .updateRequest(request.moved(transition(.expired, "its shift started at \(started)")))
         }
     }
@@ -282,9 +305,12 @@ public struct RequestPlan: Sendable {
     /// store makes by itself (`requests.auto_approve`), so that the request is made (or
     /// accepted) and waits for a scheduler.
     public let otherwise: Step?
+    /// Something the user should know about the plan (`RequestWorkflow.databaseStaffNotice`).
+    public let notice: String?
 
-    init(_ step: Step, otherwise: Step? = nil) {
+    init(_ step: Step, otherwise: Step? = nil, notice: String? = nil) {
         self.step = step
         self.otherwise = otherwise
+        self.notice = notice
     }
 }

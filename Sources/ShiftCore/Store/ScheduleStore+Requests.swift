@@ -12,11 +12,14 @@ public struct RequestCommit: Sendable {
     /// the rules refused the change: their violations. The request was made (or accepted)
     /// without it and waits for a scheduler. Empty otherwise.
     public let autoApprovalRefusal: [Violation]
+    /// The plan's notice (`RequestPlan.notice`): why a request waits for a scheduler when the
+    /// database keeps the store from approving it.
+    public let notice: String?
 
     /// Why the request waits for a scheduler after all, in one line (nil when it does not).
     public var note: String? {
         let errors = autoApprovalRefusal.filter { $0.severity == .error }
-        guard !errors.isEmpty else { return nil }
+        guard !errors.isEmpty else { return notice }
         let rules = Set(errors.map(\.ruleID)).sorted().joined(separator: ", ")
         return "not approved automatically: the rules refuse the change (\(errors.count) violation\(errors.count == 1 ? "" : "s"): \(rules)); it waits for a scheduler"
     }
@@ -34,11 +37,13 @@ extension ScheduleStore {
     public func apply(_ plan: RequestPlan) async throws -> RequestCommit {
         do {
             let result = try await apply(plan.step.mutation)
-            return RequestCommit(request: plan.step.request, action: plan.step.action, result: result, autoApprovalRefusal: [])
+            return RequestCommit(
+                request: plan.step.request, action: plan.step.action, result: result, autoApprovalRefusal: [], notice: plan.notice)
         } catch let ScheduleError.rejected(violations) {
             guard let otherwise = plan.otherwise else { throw ScheduleError.rejected(violations: violations) }
             let result = try await apply(otherwise.mutation)
-            return RequestCommit(request: otherwise.request, action: otherwise.action, result: result, autoApprovalRefusal: violations)
+            return RequestCommit(
+                request: otherwise.request, action: otherwise.action, result: result, autoApprovalRefusal: violations, notice: plan.notice)
         }
     }
 }

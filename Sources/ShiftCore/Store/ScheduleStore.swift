@@ -24,6 +24,9 @@ public actor ScheduleStore {
     private var validators: [any ScheduleValidator]
     /// Who may change what, checked before the rules (nil: anyone may change anything).
     private var permissions: Permissions?
+    /// Who the repository's database says the connection is, when it decides that itself
+    /// (PostgreSQL with database roles): set by whoever opened the store.
+    public private(set) var databaseIdentity: DatabaseIdentity?
     /// The store's clock and id source: what its change-log entries are stamped and named with,
     /// and what a `RequestWorkflow` planning for it uses.
     public nonisolated let environment: StoreEnvironment
@@ -50,6 +53,10 @@ public actor ScheduleStore {
 
     /// Changes who later commits are recorded as (the change log's user).
     public func setActingUser(_ user: UserProfile) { actingUser = user }
+
+    /// Records who the database says the connection is (`IdentifyingRepository`), for request
+    /// plans that must stay within what the database allows (`RequestWorkflow.databaseStaff`).
+    public func setDatabaseIdentity(_ identity: DatabaseIdentity?) { databaseIdentity = identity }
 
     /// Applies a mutation through the funnel.
     ///
