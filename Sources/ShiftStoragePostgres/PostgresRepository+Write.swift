@@ -66,12 +66,12 @@ extension PostgresRepository {
             try session.execute("SELECT pg_notify(\(PostgresSchema.channel), \(target.schemaName))")
         } catch {
             session.rollback()
-            throw Self.writeError(error, store: location)
+            throw writeFailure(error)
         }
         do {
             try session.commit()
         } catch {
-            throw Self.commitError(error, store: location)
+            throw commitFailure(error)
         }
         return try revision()
     }

@@ -19,7 +19,7 @@ import Synchronization
 ///   transaction at a time (its stores share its connection).
 /// - Several schedules can share one database (`?schedule=NAME`), each in a schema of its own,
 ///   built by named, append-only migrations (`PostgresSchema`).
-public final class PostgresRepository: ScheduleRepository {
+public final class PostgresRepository: IdentifyingRepository {
     public let target: PostgresLocation
     public var location: String { target.description }
     let session: PostgresSession
@@ -34,6 +34,9 @@ public final class PostgresRepository: ScheduleRepository {
     }
 
     private let state = Mutex(WriteState())
+    /// Who the connection is, once asked (`databaseIdentity()`): names the user in the
+    /// database's refusals.
+    let knownIdentity = Mutex<DatabaseIdentity?>(nil)
 
     /// Connects to the server and checks the schedule.
     ///
@@ -54,6 +57,10 @@ public final class PostgresRepository: ScheduleRepository {
                 // a sequential scan (the planner's choice on small tables) locks the whole table,
                 // and then writers on different people would conflict for nothing.
                 "SET enable_seqscan = off",
+                // That makes a sequential scan of a small table look 10^10 expensive, which the
+                // JIT compiler takes for a reason to compile it: 100-200 ms for a query of a
+                // millisecond (the few such scans: the catalog views, a filter on attributes).
+                "SET jit = off",
                 "SET application_name = 'shiftscheduler'",
             ])
         source = PostgresScheduleSource(session: session)
@@ -70,7 +77,7 @@ public final class PostgresRepository: ScheduleRepository {
 
     private func open(schema: String, createIfMissing: Bool, initialSettings: StoreSettings) throws {
         let state: PostgresSchema.State
-        do { state = try PostgresSchema.state(schema: schema, session) } catch { throw Self.readError(error, store: location) }
+        do { state = try PostgresSchema.state(schema: schema, session) } catch { throw readFailure(error) }
         switch state {
         case .current: return
         case let .empty(foreign) where !foreign.isEmpty:
@@ -148,7 +155,7 @@ public final class PostgresRepository: ScheduleRepository {
             try session.begin()
         } catch {
             state.withLock { $0.locked = false }
-            throw Self.writeError(error, store: location)
+            throw writeFailure(error)
         }
         return true
     }
@@ -182,7 +189,7 @@ public final class PostgresRepository: ScheduleRepository {
             try session.commit()
         } catch {
             session.rollback()
-            throw Self.commitError(error, store: location)
+            throw commitFailure(error)
         }
         let (revision, generation) = try reading { try Self.currentRevision(session) }
         remember(revision, generation: generation)
@@ -254,12 +261,18 @@ public final class PostgresRepository: ScheduleRepository {
     // MARK: Errors
 
     func reading<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw Self.readError(error, store: location) }
+        do { return try body() } catch { throw readFailure(error) }
     }
 
     private func withWriteErrors<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw Self.writeError(error, store: location) }
+        do { return try body() } catch { throw writeFailure(error) }
     }
+
+    /// A failed read, write or commit; one the database refused for want of a privilege is
+    /// `ScheduleError.forbidden` naming who and what (`refusal(_:)`).
+    func readFailure(_ error: any Error) -> any Error { refusal(error) ?? Self.readError(error, store: location) }
+    func writeFailure(_ error: any Error) -> any Error { refusal(error) ?? Self.writeError(error, store: location) }
+    func commitFailure(_ error: any Error) -> any Error { refusal(error) ?? Self.commitError(error, store: location) }
 
     static func readError(_ error: any Error, store: String) -> any Error {
         if let conflict = conflict(in: error, store: store) { return conflict }

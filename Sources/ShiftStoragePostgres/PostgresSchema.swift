@@ -10,7 +10,8 @@ import ShiftCore
 /// `migrations`. A schema holding a migration this build does not know was set up by a newer
 /// ShiftScheduler and is refused.
 ///
-/// Layout (migrations `v1-schema`, `v2-created-shifts`; `v3-requests` adds the requests, see `RequestTable`):
+/// Layout (migrations `v1-schema`, `v2-created-shifts`; `v3-requests` adds the requests, see
+/// `RequestTable`; `v4-database-roles` the database's own check of roles, see `PostgresRoles`):
 /// - Ids are `uuid` (ordered by their bytes, which is `Identifier`'s order); dates are integer
 ///   day numbers (`LocalDate.dayNumber`); log instants are integer milliseconds since 1970.
 /// - Attributes and `settings.extra` are JSON text as the JSON store writes them (NULL when
@@ -24,6 +25,9 @@ import ShiftCore
 ///   id, by which a follower reads entries without missing one that committed late.
 /// - `commits` has one row per commit (its transaction id, when, whether it changed the
 ///   catalog): the store's revision, and what observers read when woken by `NOTIFY`.
+/// - A migration that adds a table of the schedule's data adds it to `PostgresRoles.dataTables`
+///   and gives it the same row-level security policies (`v4-database-roles` made them for the
+///   tables before it); its grants follow when it runs on a schedule whose roles are set up.
 enum PostgresSchema {
     static let format = "shiftscheduler"
     /// The channel commits notify (payload: the schema name).
@@ -37,6 +41,7 @@ enum PostgresSchema {
             "ALTER TABLE {schema}.change_log ADD COLUMN created_shift_ids bytea, ADD COLUMN created_last_date integer",
         ]),
         ("v3-requests", RequestTable.migration),
+        ("v4-database-roles", PostgresRoles.migration),
     ]
 
     /// What a database holds for one schema.
@@ -100,6 +105,10 @@ enum PostgresSchema {
                 var binds = PostgresBindings()
                 binds.append(migration.name)
                 try session.execute(PostgresQuery(unsafeSQL: "INSERT INTO \(quoted(schema)).migrations (name) VALUES ($1)", binds: binds))
+            }
+            // Where the database checks roles, what a migration added gets its grants too.
+            if try !session.rows(PostgresQuery(unsafeSQL: "SELECT 1 FROM \(quoted(schema)).database_roles LIMIT 1")).isEmpty {
+                for statement in PostgresRoles.enforcement(schema: schema) { try session.execute(PostgresQuery(unsafeSQL: statement)) }
             }
             try session.commit()
         } catch {

@@ -23,6 +23,9 @@ public enum PostgresStoreError: Error, Hashable, Sendable, CustomStringConvertib
     case writeFailed(store: String, reason: String)
     /// The connection died while the commit was under way: it may or may not have committed.
     case commitUnknown(store: String, reason: String)
+    /// The schedule's database roles could not be set up (`shiftctl person link`): who lacks
+    /// what. Nothing was changed.
+    case cannotSetUpRoles(store: String, reason: String)
 
     public var description: String {
         switch self {
@@ -37,6 +40,8 @@ public enum PostgresStoreError: Error, Hashable, Sendable, CustomStringConvertib
         case let .writeFailed(store, reason): "\(store): could not save (\(reason)); nothing was written"
         case let .commitUnknown(store, reason):
             "\(store): the connection failed during the commit (\(reason)); the change may or may not be saved, check with `shiftctl log`"
+        case let .cannotSetUpRoles(store, reason):
+            "\(store): cannot set up the database roles: \(reason); nothing was changed"
         }
     }
 
