@@ -149,7 +149,8 @@ extension App {
     func workflow(_ schedule: Schedule) -> RequestWorkflow {
         RequestWorkflow(
             schedule: schedule, user: workspace.actingUser(settings: schedule.settings),
-            environment: StoreEnvironment(now: environment.now, makeUUID: { UUID.random() }))
+            environment: StoreEnvironment(now: environment.now, makeUUID: { UUID.random() }),
+            databaseStaff: workspace.databaseIdentity?.staffPerson)
     }
 
     /// The workflow's refusals in the words of the command line: the request field it names
@@ -177,6 +178,11 @@ extension App {
         if let person { return try ReferenceResolver(schedule).person(person, option: "--person") }
         let user = workspace.actingUser(settings: schedule.settings)
         if let person = Permissions.person(of: user, in: schedule) { return person }
+        if let identity = workspace.databaseIdentity, identity.decidesWhoYouAre {
+            throw AppError.invalidValue(
+                option: "--person",
+                message: "you are connected as \(identity), and the database decides who you are; ask an admin to link you: shiftctl person link NAME --db-role \(identity.role)")
+        }
         throw AppError.invalidValue(
             option: "--as", message: "the acting user '\(user.userId)' is nobody in the schedule; pass --as NAME or --person NAME, or give the person the attribute login=\(user.userId)")
     }

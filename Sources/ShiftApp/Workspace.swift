@@ -43,6 +43,8 @@ public struct Workspace: Sendable {
     private let openedSources = OpenedSources()
     /// The notes already written to stderr (each is said once per command).
     private let notesSaid = NotesSaid()
+    /// Who the store's database says the user is, once a store was opened (PostgreSQL).
+    private let identity = IdentityCache()
 
     public init(options: GlobalOptions, environment: AppEnvironment) {
         self.options = options
@@ -63,6 +65,12 @@ public struct Workspace: Sendable {
             sources.withLock { list in if !list.contains(where: { $0 === source }) { list.append(source) } }
         }
         var all: [any ScheduleSource] { sources.withLock { $0 } }
+    }
+
+    private final class IdentityCache: Sendable {
+        private let value = Mutex<DatabaseIdentity?>(nil)
+        var current: DatabaseIdentity? { value.withLock { $0 } }
+        func set(_ identity: DatabaseIdentity) { value.withLock { $0 = identity } }
     }
 
     private final class NotesSaid: Sendable {
@@ -107,8 +115,10 @@ public struct Workspace: Sendable {
 
     /// Reads the schedule (no rules, no lock): for commands that only look.
     public func loadSchedule() throws -> Schedule {
-        let schedule = try translatingStorageErrors { try repository().load().0 }
+        let opened = try translatingStorageErrors { try repository() }
+        let schedule = try translatingStorageErrors { try opened.load().0 }
         openedSources.add(schedule.source)
+        try identify(opened, in: schedule)
         return schedule
     }
 
@@ -116,13 +126,29 @@ public struct Workspace: Sendable {
     /// acting user set. Fails closed when no rule is in force (see `checkingRuleEngine(for:)`).
     public func openStore() async throws -> ScheduleStore {
         let store = try translatingStorageErrors { try ScheduleStore(repository: try repository()) }
-        openedSources.add(await store.schedule.source)
-        let settings = await store.schedule.settings
+        let schedule = await store.schedule
+        openedSources.add(schedule.source)
+        try identify(store.repository, in: schedule)
+        let settings = schedule.settings
         let engine = try checkingRuleEngine(for: settings)
         await store.setValidators([engine])
         await store.setActingUser(actingUser(settings: settings))
-        await store.setPermissions(Permissions())
+        await store.setPermissions(Permissions(checkedByDatabase: databaseIdentity?.checked ?? false))
+        await store.setDatabaseIdentity(databaseIdentity)
         return store
+    }
+
+    /// Who the store's database says the user is (PostgreSQL), once a store was read or opened;
+    /// nil for a file store.
+    public var databaseIdentity: DatabaseIdentity? { identity.current }
+
+    /// Asks a repository whose database knows who the user is (PostgreSQL) who that is, and
+    /// refuses `--as` naming someone else when the database decides it.
+    private func identify(_ repository: any ScheduleRepository, in schedule: Schedule) throws {
+        guard let identifying = repository as? any IdentifyingRepository else { return }
+        let found = try identifying.databaseIdentity()
+        identity.set(found)
+        _ = try found.actingUser(asked: options.actingUser, fallback: fallbackUser(settings: schedule.settings), in: schedule)
     }
 
     /// Applies one mutation through the funnel with the rules loaded, as the acting user;
@@ -265,8 +291,14 @@ public struct Workspace: Sendable {
     // MARK: Acting user
 
     /// `--as`, else the store's `user.default`, else `$USER`, else the process's login name,
-    /// else `unknown`.
+    /// else `unknown`. Where the database decides who the user is (PostgreSQL with a linked or
+    /// checked database role), the database role, named as its person.
     public func actingUser(settings: StoreSettings) -> UserProfile {
+        if let found = identity.current, found.decidesWhoYouAre { return found.profile }
+        return fallbackUser(settings: settings)
+    }
+
+    private func fallbackUser(settings: StoreSettings) -> UserProfile {
         let candidates = [options.actingUser, settings.extra[SettingsKey.defaultUser]?.stringValue, environment.variables["USER"], environment.loginName]
         let name = candidates.compactMap { $0 }.first { !$0.isEmpty } ?? "unknown"
         return UserProfile(userId: name, displayName: name)

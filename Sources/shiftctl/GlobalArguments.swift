@@ -15,7 +15,7 @@ struct GlobalArguments: ParsableArguments {
     @Flag(help: "Run without rules: nothing is checked (init: create a store that runs without rules). Not with --rules.")
     var noRules = false
 
-    @Option(name: .customLong("as"), help: ArgumentHelp("Who makes the change, for the change log (default: the store's user.default, else $USER, else your login name).", valueName: "user"))
+    @Option(name: .customLong("as"), help: ArgumentHelp("Who makes the change, for the change log (default: the store's user.default, else $USER, else your login name). On PostgreSQL with database roles you are your database role, and --as may name only yourself.", valueName: "user"))
     var actingUser: String?
 
     var options: GlobalOptions { GlobalOptions(store: store, rules: rules, actingUser: actingUser, noRules: noRules) }

@@ -4,8 +4,8 @@ import ShiftApp
 extension Shiftctl {
     struct Person: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add, list, show, update and remove people.",
-            subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self])
+            abstract: "Add, list, show, update and remove people; link them to PostgreSQL database roles.",
+            subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self, Link.self, Unlink.self])
     }
 }
 
@@ -68,6 +68,36 @@ extension Shiftctl.Person {
 
         func run() async throws {
             try await Console.run(global, format: output.format) { try await $0.removePerson(person) }
+        }
+    }
+
+    struct Link: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Tie a person to a PostgreSQL database role (admins only, once roles are on).",
+            discussion: """
+                Whoever connects as that database role is that person: --as cannot change it, and the database \
+                itself lets the role write only what the person's role allows. The first link sets the schedule's \
+                group roles up, which needs the owner of the schedule's tables with CREATEROLE.
+                """)
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Argument(help: "Name or id prefix.", completion: Completions.people) var person: String
+        @Option(help: ArgumentHelp("The database role (a login role on the server) that is this person.", valueName: "role"))
+        var dbRole: String
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try await $0.linkPerson(person, databaseRole: dbRole) }
+        }
+    }
+
+    struct Unlink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Untie a person from their database role (admins only).")
+        @OptionGroup var global: GlobalArguments
+        @OptionGroup var output: OutputArguments
+        @Argument(help: "Name or id prefix.", completion: Completions.people) var person: String
+
+        func run() async throws {
+            try await Console.run(global, format: output.format) { try await $0.unlinkPerson(person) }
         }
     }
 }

@@ -12,7 +12,9 @@ extension Shiftctl {
             discussion: """
                 Once anyone has a role, every change is checked against the acting user's role (--as, else $USER, \
                 mapped to a person by their login attribute or name). On a file store the file's own permissions \
-                are the real boundary: anyone who may write the file may pass --as.
+                are the real boundary: anyone who may write the file may pass --as. On PostgreSQL, once people are \
+                linked to database roles (shiftctl person link), you are the person your database role is linked to, \
+                and the database itself enforces the roles.
                 """,
             subcommands: [Grant.self, Revoke.self, List.self])
     }

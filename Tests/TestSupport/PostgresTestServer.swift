@@ -44,11 +44,29 @@ public enum PostgresTestServer {
         return String(parts[0][..<authorityEnd]) + "/" + database + (parts.count > 1 ? "?" + parts[1] : "")
     }
 
+    /// The URL of a schedule (`?schedule=NAME` of `scheduleURL`) as another role of the server:
+    /// the tests' login roles, which the throwaway cluster lets in without a password.
+    public static func url(_ scheduleURL: String, user: String) throws -> String {
+        guard let start = scheduleURL.range(of: "://"), let at = scheduleURL[start.upperBound...].firstIndex(of: "@") else {
+            throw PostgresTestError("\(scheduleURL) names no user to replace")
+        }
+        return String(scheduleURL[..<start.upperBound]) + user + String(scheduleURL[at...])
+    }
+
     /// Runs SQL on the test server with `psql` (for setting up foreign databases and damage);
     /// returns what it printed, unaligned, one row a line.
     @discardableResult
     public static func psql(_ sql: String, database: String? = nil) throws -> String {
-        let target = try database.map { try url(database: $0) } ?? requireURL()
+        try psql(sql, url: try database.map { try url(database: $0) } ?? requireURL())
+    }
+
+    /// Runs SQL with `psql` connected as the URL says (its user; its `?schedule=` is ignored).
+    /// - Throws: `PostgresTestError` with what psql said on stderr when the SQL fails.
+    @discardableResult
+    public static func psql(_ sql: String, url target: String) throws -> String {
+        let server = target.split(separator: "?", maxSplits: 1).map(String.init)
+        let parameters = server.count > 1 ? server[1].split(separator: "&").filter { !$0.hasPrefix("schedule=") }.joined(separator: "&") : ""
+        let target = server[0] + (parameters.isEmpty ? "" : "?" + parameters)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", target.replacingOccurrences(of: "postgres://", with: "postgresql://"),

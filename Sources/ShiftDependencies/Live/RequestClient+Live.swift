@@ -67,7 +67,9 @@ extension RequestClient: DependencyKey {
     ) async throws -> RequestCommit {
         let store = try await connection.store()
         try await store.refresh()
-        let workflow = RequestWorkflow(schedule: await store.schedule, user: await store.actingUser, environment: store.environment)
+        let workflow = RequestWorkflow(
+            schedule: await store.schedule, user: await store.actingUser, environment: store.environment,
+            databaseStaff: await store.databaseIdentity?.staffPerson)
         return try await store.apply(try plan(workflow))
     }
 

@@ -60,7 +60,10 @@ public final class ScheduleConnection: Sendable {
     /// The store, opened on the first call: the repository is read, the rules in the configured
     /// folders are compiled with the store's rule settings, the acting user is the default
     /// profile with the display name saved in the store, if any, and its role is checked unless
-    /// `enforcesRoles` is off.
+    /// `enforcesRoles` is off. Over a repository whose database decides who the user is
+    /// (`IdentifyingRepository`: PostgreSQL with database roles), the acting user is the
+    /// connection's database role instead, and a default profile naming someone else in the
+    /// schedule fails the open with `ScheduleError.forbidden`.
     ///
     /// - Throws: `ShiftClientError.storeNotConfigured`, the storage's error (a missing or damaged
     ///   file), `RuleError` naming the rule file that does not load, or
@@ -94,9 +97,10 @@ public final class ScheduleConnection: Sendable {
     }
 
     private static func open(_ configuration: ScheduleConfiguration, environment: StoreEnvironment) async throws -> ScheduleStore {
-        let store = try ScheduleStore(
-            repository: try configuration.backend.repository(), actingUser: configuration.defaultProfile, environment: environment)
-        let settings = await store.schedule.settings
+        let repository = try configuration.backend.repository()
+        let store = try ScheduleStore(repository: repository, actingUser: configuration.defaultProfile, environment: environment)
+        let schedule = await store.schedule
+        let settings = schedule.settings
         var validators: [any ScheduleValidator] = []
         if !configuration.rulesDirectories.isEmpty {
             let engine = try RuleEngine(RuleEngineConfiguration(
@@ -108,8 +112,19 @@ public final class ScheduleConnection: Sendable {
             validators.append(engine)
         }
         await store.setValidators(validators + configuration.validators)
-        await store.setActingUser(ProfileSettings.profile(for: configuration.defaultProfile, in: settings))
-        if configuration.enforcesRoles { await store.setPermissions(Permissions()) }
+        var user = configuration.defaultProfile
+        var permissions = Permissions()
+        if let identifying = repository as? any IdentifyingRepository {
+            // The database decides who the app's user is: the configured user may only be that
+            // person (or nobody in the schedule, such as the process's login name).
+            let identity = try identifying.databaseIdentity()
+            let named = Permissions.person(of: user, in: schedule) != nil
+            user = try identity.actingUser(asked: named ? user.userId : nil, fallback: user, in: schedule)
+            permissions = Permissions(checkedByDatabase: identity.checked)
+            await store.setDatabaseIdentity(identity)
+        }
+        await store.setActingUser(ProfileSettings.profile(for: user, in: settings))
+        if configuration.enforcesRoles { await store.setPermissions(permissions) }
         return store
     }
 
