@@ -66,15 +66,16 @@ extension App {
             throw AppError.fileError(path: path, reason: "no such script")
         }
         let store = try workspace.translatingStorageErrors { try ScheduleStore(repository: try workspace.repository()) }
+        // Its operations are changes like any: the acting user's role is checked.
+        try await workspace.setActingUser(of: store)
         let schedule = await store.schedule
         let engine = try workspace.checkingRuleEngine(for: schedule.settings)
-        let user = workspace.actingUser(settings: schedule.settings)
+        let user = await store.actingUser
         let outcome = try engine.runScript(file: file, displayName: path, arguments: arguments, schedule: schedule, user: user,
                                            now: environment.now())
         if dryRun { return try dryRunResult(outcome, engine: engine, user: user) }
 
         await store.setValidators([engine])
-        await store.setActingUser(user)
         var reports: [(ScriptBatch, String, [Violation], Schedule)] = []
         var rejected = false
         for batch in outcome.batches {

@@ -126,16 +126,23 @@ public struct Workspace: Sendable {
     /// acting user set. Fails closed when no rule is in force (see `checkingRuleEngine(for:)`).
     public func openStore() async throws -> ScheduleStore {
         let store = try translatingStorageErrors { try ScheduleStore(repository: try repository()) }
+        try await setActingUser(of: store)
+        let engine = try checkingRuleEngine(for: await store.schedule.settings)
+        await store.setValidators([engine])
+        return store
+    }
+
+    /// Sets who acts on a store this command opened: the acting user (where the store's
+    /// database decides who that is, after refusing an `--as` naming someone else), the
+    /// permissions the funnel checks, and the database's identity. `openStore` does it; a
+    /// command that opens its store itself (`run`) calls it.
+    public func setActingUser(of store: ScheduleStore) async throws {
         let schedule = await store.schedule
         openedSources.add(schedule.source)
         try identify(store.repository, in: schedule)
-        let settings = schedule.settings
-        let engine = try checkingRuleEngine(for: settings)
-        await store.setValidators([engine])
-        await store.setActingUser(actingUser(settings: settings))
+        await store.setActingUser(actingUser(settings: schedule.settings))
         await store.setPermissions(Permissions(checkedByDatabase: databaseIdentity?.checked ?? false))
         await store.setDatabaseIdentity(databaseIdentity)
-        return store
     }
 
     /// Who the store's database says the user is (PostgreSQL), once a store was read or opened;

@@ -35,6 +35,13 @@ import Testing
         #expect(try sandbox.run("request", "approve", request, "--as", "alice").status == 0)
         #expect(try sandbox.schedule().shift(ShiftID(id)!)?.personID == nil)
 
+        // A script's operations are changes like any other.
+        try sandbox.write("return script { id = \"add\", run = function(ctx, schedule, ops) ops.schedule{ type = \"D\", date = \"2031-03-05\" } end }",
+                          to: "add.lua")
+        let script = try sandbox.run("run", "add.lua", "--as", "bob")
+        #expect(script.stderr == "shiftctl: permission denied: Bob (staff) may not edit shifts; a scheduler or admin may\n")
+        #expect(try sandbox.run("run", "add.lua", "--as", "alice").status == 0)
+
         let revoke = try sandbox.run("role", "revoke", "Bob", "staff", "--as", "alice")
         #expect(revoke.status == 0, "\(revoke.stderr)")
         #expect(try sandbox.run("request", "list", "--as", "bob").status == 0, "reading needs no role")
