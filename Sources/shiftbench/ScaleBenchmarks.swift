@@ -213,11 +213,11 @@ enum ScaleBenchmarks {
                             String(format: "%.0f MiB", results.map(\.peakRSSMiB).max() ?? 0)])
             }
         }
-        let sizes = ["csv.json", "logged.json", "csv.sqlite", "logged.sqlite"].map { name in
+        let sizes = ["roster.json", "csv.json", "logged.json", "csv.sqlite", "logged.sqlite"].map { name in
             "\(name) \(String(format: "%.0f", Double(fileSize(cleanFolder + "/" + name)) / 1_048_576)) MB"
         }
         print("### Opening a store with a long change log (\(count(shifts)) shifts, \(count(people)) people)\n")
-        print("The same roster, logged as one import (`csv.*`) and as one entry per shift (`logged.*`, as a store built one change at a time). Store files: \(sizes.joined(separator: ", ")).\n")
+        print("The same roster, logged as one import (`csv.*`) and as one entry per shift (`logged.*`, as a store built one change at a time). Store files: \(sizes.joined(separator: ", ")) (`roster.json` is the schedule with an empty log).\n")
         print(report.markdown())
         print()
         for name in ["logged.json", "logged.sqlite"] { try? FileManager.default.removeItem(atPath: cleanFolder + "/" + name) }
