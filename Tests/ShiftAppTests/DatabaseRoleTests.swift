@@ -34,6 +34,11 @@ struct DatabaseRoleTests {
         let mallory = try sandbox.run("--store", try team.url(.stranger), "schedule", "add", "--type", "D", "--date", "2026-03-13", "--as", "Sam")
         #expect(mallory.status == 2)
         #expect(mallory.stderr.contains("you are connected as database role \(team.prefix)mallory (nobody in the schedule)"), "\(mallory.stderr)")
+        // Without --as, the refusal says what would help: a link, then a role.
+        let unlinked = try sandbox.run("--store", try team.url(.stranger), "schedule", "add", "--type", "D", "--date", "2026-03-13")
+        #expect(unlinked.status == 2)
+        #expect(unlinked.stderr.contains("(nobody in the schedule) may not change the schedule; ask an admin to link your database role to you (shiftctl person link NAME --db-role \(team.prefix)mallory)"),
+                "\(unlinked.stderr)")
 
         // The owner is exempt from the database's checks and works as on a file store.
         let owner = try sandbox.run("--store", team.ownerURL, "schedule", "add", "--type", "D", "--date", "2026-03-13", "--as", "Sam", "--no-rules")

@@ -76,7 +76,10 @@ public struct Permissions: Sendable {
         }
         if role == .admin { return }
         guard let role, let me = person?.id else {
-            throw refuse("change the schedule", "ask an admin for a role (shiftctl role grant)")
+            // On PostgreSQL a login role nobody is linked to needs the link before a role helps.
+            throw refuse("change the schedule", checkedByDatabase && person == nil
+                ? "ask an admin to link your database role to you (shiftctl person link NAME --db-role \(proposal.user.userId)) and grant you a role"
+                : "ask an admin for a role (shiftctl role grant)")
         }
         for change in proposal.changes {
             if Self.changesRoles(change) { throw refuse("grant or revoke roles", "an admin may") }
