@@ -29,7 +29,26 @@ enum ScaleBenchmarks {
     /// One measured path on one store backend.
     struct Path: Hashable {
         var name: String
-        var perShift: Bool
+        var unit: Unit
+
+        init(name: String, perShift: Bool) {
+            self.name = name
+            unit = perShift ? .shift : .call
+        }
+
+        init(name: String, unit: Unit) {
+            self.name = name
+            self.unit = unit
+        }
+
+        var perShift: Bool { unit == .shift }
+    }
+
+    /// What a path's cost is divided by: a shift of the store, one call, or one shift of the one
+    /// person the call is about (an export of one person grows with that person's roster).
+    enum Unit: String, Hashable {
+        case shift, call
+        case personShift = "shift of the person"
     }
 
     struct Point: Hashable, Comparable {
@@ -46,7 +65,7 @@ enum ScaleBenchmarks {
             throw BenchmarkError(message: "scale: needs two sizes (--sizes 100000,1000000)")
         }
         print("## Scale: every user path as a whole process at \(sizes.map(count).joined(separator: " and ")) shifts, \(peopleCounts.map(count).joined(separator: " and ")) people\n")
-        print("Whole `shiftctl` processes with the stock rules (copied by `init`) on a valid roster (one shift a person a day, five on and two off; the stock rules find nothing). The CSV (`date,type,person`) and the store file of the same roster are each imported into a new JSON and a new SQLite store; the other commands run on the stores the CSV made, \(runs) runs each (median; peak RSS is the process's own). *Growth* is the cost per unit at \(count(big)) over \(count(small)) shifts: per shift for the paths that read or write a whole store (imports, `validate`, `migrate`, and every command on a JSON store, which is read and rewritten whole), per call for the rest. *People* is the cost per shift at \(count(peopleCounts.last!)) people over \(count(peopleCounts.first!)) (at \(count(big)) shifts). ⚑ marks a growth or a people factor above \(flagAbove)x.\n")
+        print("Whole `shiftctl` processes with the stock rules (copied by `init`) on a valid roster (one shift a person a day, five on and two off; the stock rules find nothing). The CSV (`date,type,person`) and the store file of the same roster are each imported into a new JSON and a new SQLite store; the other commands run on the stores the CSV made, \(runs) runs each (median; peak RSS is the process's own). *Growth* is the cost per unit at \(count(big)) over \(count(small)) shifts: per shift for the paths that read or write a whole store (imports, `validate`, `migrate`, and every command on a JSON store, which is read and rewritten whole), per shift of the person for one person's export from SQLite, per call for the rest. *People* is the cost per shift at \(count(peopleCounts.last!)) people over \(count(peopleCounts.first!)) (at \(count(big)) shifts). ⚑ marks a growth or a people factor above \(flagAbove)x.\n")
 
         let scratch = try SQLiteBenchmarks.ScratchFolder("scale", rules: rulesDirectory)
         defer { scratch.remove() }
@@ -105,7 +124,7 @@ enum ScaleBenchmarks {
                                try shiftctlRun(store + ["schedule", "list", "--from", day.description, "--to", day.description]))
                         record(Path(name: "`calendar roster` of a week (\(label))", perShift: json), point,
                                try shiftctlRun(store + ["calendar", "roster", "--from", day.description, "--days", "7"]))
-                        record(Path(name: "`export` one person's iCalendar (\(label))", perShift: json), point,
+                        record(Path(name: "`export` one person's iCalendar (\(label))", unit: json ? .shift : .personShift), point,
                                try shiftctlRun(store + ["export", "--file-format", "ics", "--person", "Person 1", "-o", "person.ics"]))
                         record(Path(name: "`log --limit 20` (\(label))", perShift: json), point,
                                try shiftctlRun(store + ["log", "--limit", "20"]))
@@ -129,10 +148,18 @@ enum ScaleBenchmarks {
         for path in order {
             guard let points = results[path] else { continue }
             func median(_ point: Point) -> Double? { points[point].map { Sample(seconds: $0.map(\.seconds)).median } }
-            func perUnit(_ point: Point) -> Double? { median(point).map { path.perShift ? $0 / Double(point.shifts) : $0 } }
+            func perUnit(_ point: Point) -> Double? {
+                median(point).map { time in
+                    switch path.unit {
+                    case .shift: time / Double(point.shifts)
+                    case .call: time
+                    case .personShift: time / (Double(point.shifts) / Double(point.people))
+                    }
+                }
+            }
             var row = [path.name]
             for size in sizes { for people in peopleCounts { row.append(median(Point(shifts: size, people: people)).map(formatTime) ?? "–") } }
-            row.append(path.perShift ? "shift" : "call")
+            row.append(path.unit.rawValue)
             let growths = peopleCounts.compactMap { people -> Double? in
                 guard let a = perUnit(Point(shifts: small, people: people)), let b = perUnit(Point(shifts: big, people: people)) else { return nil }
                 return b / a
