@@ -80,4 +80,18 @@ import Testing
         pruned.append(entry(600))
         #expect(pruned.count == 501 && kept.count == 600 && kept.last?.userId == "u599")
     }
+
+    /// A bulk entry's ids as stores keep them (16 bytes each) come back as they were, read in
+    /// place or through a copy when the bytes are not contiguous; a length that is no multiple
+    /// of 16 is refused.
+    @Test func packedIDsUnpackAsTheyWere() {
+        let ids = (0..<1_000).map { _ in ShiftID(UUID()) }
+        let packed = CreatedShifts(shiftIDs: ids, lastDate: LocalDate("2026-03-01")!).packedIDs
+        #expect(packed.count == 16_000)
+        #expect(CreatedShifts.unpackIDs(packed) == ids)
+        #expect(CreatedShifts.unpackIDs(packed.lazy.map { $0 }) == ids)
+        #expect(CreatedShifts.unpackIDs(packed[16...]) == Array(ids.dropFirst()))
+        #expect(CreatedShifts.unpackIDs(packed.dropLast()) == nil)
+        #expect(CreatedShifts.unpackIDs([UInt8]()) == [])
+    }
 }
