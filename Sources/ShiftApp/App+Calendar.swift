@@ -53,10 +53,10 @@ extension App {
             text += "\(date.weekday.name.prefix(3).capitalized) \(date)\n"
             // Type, time, person, location, then the requests waiting for a decision.
             var rows: [[String]] = []
-            for shift in shifts {
+            let outputs = shifts.map { ShiftOutput($0, in: schedule) }
+            for (shift, output) in zip(shifts, outputs) {
                 let about = marks.about(shift.id)
                 requests += about.map { CalendarRequestOutput($0, shift: shift.id, in: schedule) }
-                let output = ShiftOutput(shift, in: schedule)
                 rows.append([output.type, output.time, output.person ?? "(open)", output.location ?? "",
                              about.map { "? " + RequestMarks.label($0, in: schedule) }.joined(separator: "; ")])
             }
@@ -74,7 +74,7 @@ extension App {
             text += table.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().filter { !$0.isEmpty }
                 .map { "  " + $0 }.joined(separator: "\n") + (shifts.isEmpty && requests.isEmpty ? "" : "\n")
             days.append(CalendarOutput.Day(date: date.description, weekday: date.weekday.name,
-                                           shifts: shifts.map { ShiftOutput($0, in: schedule) }, requests: requests))
+                                           shifts: outputs, requests: requests))
         }
         if days.contains(where: { !$0.requests.isEmpty }) {
             text += "? a request waiting for a decision (shiftctl request list --pending)\n"

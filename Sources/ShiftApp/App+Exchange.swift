@@ -100,7 +100,7 @@ extension App {
             }
             let violations = try engine.validate(schedule)
             let now = CurrentDay(zone: schedule.zone, now: environment.now)
-            let local = schedule.zone.localDateTime(atUTC: Int64(environment.now().timeIntervalSince1970.rounded(.down)))
+            let local = schedule.zone.localDateTime(at: environment.now())
             let stamp = "\(now.today) \(ICSClock.text(local.minute))"
             text = HTMLRosterExporter(selection: selection, violations: violations, title: calendarName(selection, in: schedule),
                                       subtitle: "exported by shiftctl on \(stamp) (\(schedule.zone.identifier))").export(schedule)

@@ -145,7 +145,7 @@ extension App {
     /// request's state change shows the states before and after, and `request 1a2b3c4d` with
     /// the reason given, as the shift changes of an approval do.
     static func logColumns(_ item: LogItem, zone: ZoneRules) -> [String] {
-        let (date, minute) = zone.localDateTime(atUTC: Int64(item.timestamp.timeIntervalSince1970.rounded(.down)))
+        let (date, minute) = zone.localDateTime(at: item.timestamp)
         let when = "\(date) \(HourMinuteTime(hour: minute / 60, minute: minute % 60)!)"
         switch item {
         case let .entry(entry):

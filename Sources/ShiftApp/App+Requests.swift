@@ -124,7 +124,7 @@ extension App {
         var table = TextTable("MADE", "KIND", "BY", "WHAT", "STATE", "ID")
         for (request, item) in zip(requests, items) {
             // The day it was made in the store's time zone (the JSON keeps the UTC instant).
-            let made = request.madeAt.map { schedule.zone.localDateTime(atUTC: Int64($0.timeIntervalSince1970.rounded(.down))).date.description } ?? ""
+            let made = request.madeAt.map { schedule.zone.localDateTime(at: $0).date.description } ?? ""
             table.add(made, item.kind, item.requester, item.summary, item.state, shortID(item.id))
         }
         return CommandResult(text: items.isEmpty ? "no requests\n" : table.rendered, json: ListOutput(key: "requests", items: items))

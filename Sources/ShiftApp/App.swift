@@ -26,7 +26,7 @@ public struct App: Sendable {
 
     /// Today in the store's time zone.
     func today(in schedule: Schedule) -> LocalDate {
-        schedule.zone.localDateTime(atUTC: Int64(environment.now().timeIntervalSince1970.rounded(.down))).date
+        schedule.zone.localDateTime(at: environment.now()).date
     }
 
     /// Applies a mutation and reports it: `added location Ward A (4f1c2a3b)`, plus rule warnings.

@@ -8,7 +8,7 @@ public enum InputParsing {
     public static func date(_ text: String, option: String, zone: ZoneRules? = nil, now: Date = Date()) throws -> LocalDate {
         let lower = text.lowercased()
         if ["today", "tomorrow", "yesterday"].contains(lower) {
-            let today = (zone ?? .utc).localDateTime(atUTC: Int64(now.timeIntervalSince1970.rounded(.down))).date
+            let today = (zone ?? .utc).localDateTime(at: now).date
             return today.adding(days: lower == "today" ? 0 : lower == "tomorrow" ? 1 : -1)
         }
         guard let date = LocalDate(text) else {

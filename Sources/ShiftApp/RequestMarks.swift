@@ -50,7 +50,7 @@ struct RequestMarks {
         case .claim: "claim by \(name(request.requesterID))"
         case .timeOff: "time off for \(name(request.requesterID))"
         }
-        return "\(what), \(request.state.rawValue) (\(String(request.id.description.prefix(8))))"
+        return "\(what), \(request.state.rawValue) (\(shortID(request.id)))"
     }
 }
 

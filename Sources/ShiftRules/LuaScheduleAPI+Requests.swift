@@ -78,7 +78,7 @@ extension LuaScheduleAPI {
                   state.map({ request.state == $0 }) ?? true else { return false }
             guard from != nil || to != nil else { return true }
             guard let made = request.madeAt else { return false }
-            let day = zone.localDateTime(atUTC: Int64(made.timeIntervalSince1970.rounded(.down))).date
+            let day = zone.localDateTime(at: made).date
             return (from.map { day >= $0 } ?? true) && (to.map { day <= $0 } ?? true)
         }
         return .table(LuaTable(array: list.map { requestRow($0, side) }))

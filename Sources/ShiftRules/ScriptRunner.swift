@@ -216,7 +216,7 @@ final class ScriptRunner {
     }
 
     private func today(in schedule: Schedule) -> LocalDate {
-        schedule.zone.localDateTime(atUTC: Int64(clock().timeIntervalSince1970.rounded(.down))).date
+        schedule.zone.localDateTime(at: clock()).date
     }
 
     /// A failure of the run as a `ScriptError` naming the script's file and line.

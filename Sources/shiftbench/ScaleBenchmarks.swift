@@ -30,18 +30,6 @@ enum ScaleBenchmarks {
     struct Path: Hashable {
         var name: String
         var unit: Unit
-
-        init(name: String, perShift: Bool) {
-            self.name = name
-            unit = perShift ? .shift : .call
-        }
-
-        init(name: String, unit: Unit) {
-            self.name = name
-            self.unit = unit
-        }
-
-        var perShift: Bool { unit == .shift }
     }
 
     /// What a path's cost is divided by: a shift of the store, one call, or one shift of the one
@@ -100,11 +88,11 @@ enum ScaleBenchmarks {
                     let name = "csv.\(backend)"
                     try newStore(name)
                     _ = try shiftctlRun(["--store", name, "--no-rules", "import", "catalog.json"])
-                    record(Path(name: "`import` CSV into \(backend == "json" ? "JSON" : "SQLite")", perShift: true), point,
+                    record(Path(name: "`import` CSV into \(backend == "json" ? "JSON" : "SQLite")", unit: .shift), point,
                            try shiftctlRun(["--store", name, "--rules", "rules", "import", "roster.csv"]))
                     let copy = "file.\(backend)"
                     try newStore(copy)
-                    record(Path(name: "`import` store file into \(backend == "json" ? "JSON" : "SQLite")", perShift: true), point,
+                    record(Path(name: "`import` store file into \(backend == "json" ? "JSON" : "SQLite")", unit: .shift), point,
                            try shiftctlRun(["--store", copy, "--rules", "rules", "import", "roster.json"]))
                     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: folder + "/" + copy + suffix) }
                 }
@@ -116,23 +104,23 @@ enum ScaleBenchmarks {
                         let store = ["--store", "csv.\(backend)", "--rules", "rules"]
                         let label = backend == "json" ? "JSON" : "SQLite"
                         let json = backend == "json"
-                        record(Path(name: "`validate` (\(label))", perShift: true), point, try shiftctlRun(store + ["validate"]))
+                        record(Path(name: "`validate` (\(label))", unit: .shift), point, try shiftctlRun(store + ["validate"]))
                         let before = Generator.firstDay.adding(days: -10 - 2 * run).description
-                        record(Path(name: "`schedule add` (\(label))", perShift: json), point,
+                        record(Path(name: "`schedule add` (\(label))", unit: json ? .shift : .call), point,
                                try shiftctlRun(store + ["schedule", "add", "--type", "E", "--date", before, "--person", "Person 0"]))
-                        record(Path(name: "`schedule list` of one day (\(label))", perShift: json), point,
+                        record(Path(name: "`schedule list` of one day (\(label))", unit: json ? .shift : .call), point,
                                try shiftctlRun(store + ["schedule", "list", "--from", day.description, "--to", day.description]))
-                        record(Path(name: "`calendar roster` of a week (\(label))", perShift: json), point,
+                        record(Path(name: "`calendar roster` of a week (\(label))", unit: json ? .shift : .call), point,
                                try shiftctlRun(store + ["calendar", "roster", "--from", day.description, "--days", "7"]))
                         record(Path(name: "`export` one person's iCalendar (\(label))", unit: json ? .shift : .personShift), point,
                                try shiftctlRun(store + ["export", "--file-format", "ics", "--person", "Person 1", "-o", "person.ics"]))
-                        record(Path(name: "`log --limit 20` (\(label))", perShift: json), point,
+                        record(Path(name: "`log --limit 20` (\(label))", unit: json ? .shift : .call), point,
                                try shiftctlRun(store + ["log", "--limit", "20"]))
                     }
                 }
-                record(Path(name: "`migrate` JSON to SQLite", perShift: true), point,
+                record(Path(name: "`migrate` JSON to SQLite", unit: .shift), point,
                        try shiftctlRun(["--store", "csv.json", "migrate", "--to", "migrated.sqlite"]))
-                record(Path(name: "`migrate` SQLite to JSON", perShift: true), point,
+                record(Path(name: "`migrate` SQLite to JSON", unit: .shift), point,
                        try shiftctlRun(["--store", "csv.sqlite", "migrate", "--to", "migrated.json"]))
                 try? FileManager.default.removeItem(atPath: folder + "/migrated.sqlite")
                 try? FileManager.default.removeItem(atPath: folder + "/migrated.json")
@@ -168,7 +156,7 @@ enum ScaleBenchmarks {
             var cell = growths.map { String(format: "%.2fx", $0) }.joined(separator: " / ")
             if growth > flagAbove { cell += " ⚑"; flagged.append("\(path.name): growth \(String(format: "%.2fx", growth))") }
             row.append(cell)
-            if path.perShift, peopleCounts.count > 1, let few = perUnit(Point(shifts: big, people: peopleCounts.first!)),
+            if path.unit == .shift, peopleCounts.count > 1, let few = perUnit(Point(shifts: big, people: peopleCounts.first!)),
                let many = perUnit(Point(shifts: big, people: peopleCounts.last!)) {
                 let factor = many / few
                 row.append(String(format: "%.2fx", factor) + (factor > flagAbove ? " ⚑" : ""))

@@ -9,7 +9,9 @@ extension Shiftctl {
             abstract: "Show shifts by day, week or month, or a roster grid of people by days.",
             discussion: """
                 day, week and month list each day's shifts. roster draws people by days with a colour per shift \
-                type, as many days as fit the terminal (COLUMNS); no colour when NO_COLOR is set or stdout is not a terminal.
+                type, as many days as fit the terminal (COLUMNS); no colour when NO_COLOR is set or stdout is not a terminal. \
+                Requests waiting for a decision are marked: beside their shift and as a line for time off in day, week \
+                and month, and with a ? after the cell's symbols in roster.
                 """)
         @OptionGroup var global: GlobalArguments
         @OptionGroup var output: OutputArguments

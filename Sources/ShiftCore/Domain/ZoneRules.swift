@@ -144,6 +144,11 @@ public struct ZoneRules: Sendable, Hashable {
         }
     }
 
+    /// The local date and minute of the day of an instant (whole seconds, rounded down).
+    public func localDateTime(at instant: Date) -> (date: LocalDate, minute: Int) {
+        localDateTime(atUTC: Int64(instant.timeIntervalSince1970.rounded(.down)))
+    }
+
     /// The local date and minute of the day of an instant.
     public func localDateTime(atUTC seconds: Int64) -> (date: LocalDate, minute: Int) {
         let local = seconds + Int64(offset(atUTC: seconds))

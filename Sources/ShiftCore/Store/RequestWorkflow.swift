@@ -247,7 +247,7 @@ public struct RequestWorkflow: Sendable {
     // MARK: Checks
 
     private var today: LocalDate {
-        schedule.zone.localDateTime(atUTC: Int64(environment.now().timeIntervalSince1970.rounded(.down))).date
+        schedule.zone.localDateTime(at: environment.now()).date
     }
 
     private func transition(_ state: RequestState, _ reason: String?) -> RequestTransition {

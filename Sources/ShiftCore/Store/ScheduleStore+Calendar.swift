@@ -21,7 +21,7 @@ public struct CurrentDay: Sendable {
 
     /// The local date now.
     public var today: LocalDate {
-        zone.localDateTime(atUTC: Int64(now().timeIntervalSince1970.rounded(.down))).date
+        zone.localDateTime(at: now()).date
     }
 
     public var tomorrow: LocalDate { today.adding(days: 1) }

@@ -70,7 +70,7 @@ extension ScheduleConfiguration {
             @Dependency(\.date) var date
             let zone = ZoneRules(identifier: TimeZone.current.identifier) != nil ? TimeZone.current.identifier : "UTC"
             let rules = ZoneRules(identifier: zone)!
-            let today = rules.localDateTime(atUTC: Int64(date.now.timeIntervalSince1970.rounded(.down))).date
+            let today = rules.localDateTime(at: date.now).date
             return InMemoryRepository(try SampleSchedule.schedule(around: today, timeZone: zone))
         }
         return ScheduleConfiguration(backend: backend, rulesDirectories: rulesDirectories, defaultProfile: SampleSchedule.profile)
