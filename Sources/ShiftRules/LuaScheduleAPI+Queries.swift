@@ -6,10 +6,12 @@ extension LuaScheduleAPI {
     /// The schedule's methods (`schedule:shifts{…}`); each receives the schedule object first.
     func registerMethods() throws {
         func method(_ name: String, _ body: @escaping (borrowing Schedule, Side, LuaArguments) throws -> LuaValue) throws {
+            let readsShifts = !Self.methodsNotReadingShifts.contains(name)
             let function = try runtime.makeSingleValueFunction(name: "schedule:\(name)") { [unowned self] args in
                 guard case let .object(object) = try args.value(0), object.classID == scheduleClass else {
                     throw LuaScriptError("call it as schedule:\(name)(…) (with a colon)")
                 }
+                if readsShifts { shiftReads.other = true }
                 let side = try side(ofSchedule: object)
                 return try box(side).withSchedule { try body($0, side, args) }
             }
@@ -128,9 +130,15 @@ extension LuaScheduleAPI {
             }
             return schedule.settings.extra[name].map(Self.luaValue) ?? .nil
         }
-        try method("horizon") { schedule, _, _ in
+        try method("horizon") { [unowned self] schedule, _, _ in
             let period: ClosedRange<LocalDate>?
-            do { period = try schedule.planningPeriod() } catch {
+            do {
+                period = try schedule.settingsHorizon() ?? {
+                    // Without the settings, the horizon is the shifts' dates.
+                    shiftReads.other = true
+                    return schedule.shiftDateRange
+                }()
+            } catch {
                 throw LuaScriptError("horizon: the store's \(Self.horizonFirst) and \(Self.horizonLast) settings must be dates (YYYY-MM-DD), first <= last")
             }
             guard let range = period else { return .nil }
@@ -144,6 +152,13 @@ extension LuaScheduleAPI {
                                           .string("last"): .string(range.upperBound.description)]))
         }
     }
+
+    /// The schedule methods whose answer does not depend on the scheduled shifts (`horizon`
+    /// does only when the settings do not set it; it says so itself).
+    static let methodsNotReadingShifts: Set<String> = [
+        "person", "people", "shift_type", "shift_types", "location", "locations", "demand", "availability", "requests",
+        "setting", "horizon",
+    ]
 
     /// A query table (`{ person = p, from = "2026-03-01", overlapping = s, … }`, the method's
     /// first argument) as a `ShiftQuery`, plus the attribute values asked for. Read entry by

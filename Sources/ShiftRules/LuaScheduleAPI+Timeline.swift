@@ -42,8 +42,10 @@ extension LuaScheduleAPI {
     /// `shifts[i]` is served by C with the shift view and its words, a column by `timelineColumn`.
     func makeTimelineConstructor() throws -> LuaValue {
         let make = try runtime.makeSequenceConstructor(name: "timeline", element: { [unowned self] handle, index in
-            try timelineElement(handle, index)
+            shiftReads.other = true
+            return try timelineElement(handle, index)
         }, integerColumns: Self.integerColumns, column: { [unowned self] handle, column, into in
+            shiftReads.columns |= 1 << UInt8(column & 7)
             let shifts = try timeline(handle).shifts
             guard into.count == shifts.count else { throw LuaScriptError("stale timeline: it is only valid during the call that received it") }
             try shifts.withUnsafeBufferPointer { shifts in
@@ -58,6 +60,7 @@ extension LuaScheduleAPI {
         }, field: { [unowned self] handle, key in
             let shifts = try timeline(handle).shifts
             guard case let .string(name) = key else { throw LuaScriptError("timeline fields are named by strings") }
+            if let column = Self.timelineColumns.firstIndex(of: name) { shiftReads.columns |= 1 << UInt8(column) }
             return try timelineColumn(name, shifts)
         })
         return .function(make)

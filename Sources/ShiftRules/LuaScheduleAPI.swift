@@ -98,6 +98,19 @@ final class LuaScheduleAPI {
         let to: LocalDate
     }
 
+    /// What rules read of the shifts since `shiftReads` was last reset: which columns of a
+    /// person's timeline, and whether anything else that depends on shifts (an element
+    /// `shifts[i]`, a shift query). The solver's person-phase memo (`PersonPhaseMemo`) keys a
+    /// call's findings by what it read.
+    @exclusivity(unchecked) var shiftReads = ShiftReads()
+
+    struct ShiftReads: Equatable {
+        /// Bit k: the timeline column `timelineColumns[k]` was read.
+        var columns: UInt8 = 0
+        /// Something else that depends on the shifts was read.
+        var other = false
+    }
+
     /// Receives `report{…}`; nil outside a rule's check (reporting then is an error).
     @exclusivity(unchecked) var reportSink: ((Report) throws -> Void)?
     /// The chunk the last `report` was called from, and its name as a string: a rule's findings

@@ -1,4 +1,5 @@
 import Foundation
+import LuaHost
 import ShiftCore
 
 /// The parts of `validate` one scope at a time, for a search that changes a few people's shifts
@@ -15,12 +16,23 @@ import ShiftCore
 ///
 /// Each validator owns a Lua state of its own (made with the engine's configuration): use one per
 /// thread.
+/// During a solve only shifts change hands, so a person phase given the same timeline gives the
+/// same findings. With `remembersPersonPhases` (the default) each rule's findings per person are
+/// kept with what the call read of the timeline (`PersonPhaseMemo`), and a later call that
+/// would read the same is answered from memory: a move that only changes a nurse's shift types
+/// leaves her working days as they were, and the rules that read only `shifts.days` are not
+/// asked again. Use it only where shifts change as the solver changes them.
 package final class ScopedValidator {
     private let state: EngineState
+    private let memo: PersonPhaseMemo?
 
-    package init(_ engine: RuleEngine) throws {
+    package init(_ engine: RuleEngine, remembersPersonPhases: Bool = true) throws {
         state = try EngineState(engine.configuration)
+        memo = remembersPersonPhases ? PersonPhaseMemo() : nil
     }
+
+    /// Person-phase calls answered from memory, and calls made, so far.
+    package var personPhaseCalls: (remembered: Int, made: Int) { (memo?.hits ?? 0, memo?.misses ?? 0) }
 
     /// The enabled rules evaluated whole on every call that asks for the rest: those with a
     /// `validate` function, or a shift `check` and no person phase.
@@ -44,19 +56,25 @@ package final class ScopedValidator {
     /// The findings of `people`'s person phases, of `days`' day phases and, with `rest`, of the
     /// unscoped part, all on `schedule`.
     package func evaluate(_ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool) throws -> Findings {
-        try state.scoped(schedule, people: people, days: days, rest: rest)
+        try state.scoped(schedule, people: people, days: days, rest: rest, memo: memo)
     }
 }
 
 extension EngineState {
-    func scoped(_ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool) throws -> ScopedValidator.Findings {
+    func scoped(
+        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, memo: PersonPhaseMemo?
+    ) throws -> ScopedValidator.Findings {
         try evaluating(schedule) {
             var findings = ScopedValidator.Findings(people: [], days: [], rest: nil)
             let personRules = personPhaseRules(only: nil)
             for person in people {
                 let start = collectedCount
-                let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
-                try checkPeople(schedule, rules: personRules, groups: [group][...])
+                if let memo {
+                    try checkPerson(schedule, person, rules: personRules, memo: memo)
+                } else {
+                    let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
+                    try checkPeople(schedule, rules: personRules, groups: [group][...])
+                }
                 findings.people.append(collected(since: start))
             }
             let dayRules = dayPhaseRules(only: nil)
@@ -80,3 +98,129 @@ extension EngineState {
         }
     }
 }
+
+extension EngineState {
+    /// One person's person phases, each rule's answered from `memo` when a call that read the
+    /// same of an equal timeline was made before, else run (one call per rule, as
+    /// `checkPeople`) and remembered.
+    func checkPerson(_ schedule: Schedule, _ person: PersonID, rules phased: [LoadedRule], memo: PersonPhaseMemo) throws {
+        guard !phased.isEmpty else { return }
+        let shifts = schedule.timeline(of: person)
+        var keys = PersonPhaseMemo.Keys(shifts)
+        var arguments: (people: LuaValue, schedule: LuaValue)?
+        defer { if arguments != nil { api.dropTimelines() } }
+        for (index, rule) in phased.enumerated() {
+            if let found = memo.findings(rule: index, person: person, keys: &keys) {
+                collected.append(contentsOf: found)
+                continue
+            }
+            if arguments == nil {
+                let (view, handle) = api.registerTimeline(person, shifts)
+                let list = LuaValue.table(LuaTable(array: [view, .integer(handle), .integer(Int64(shifts.count))]))
+                arguments = (phased.count > 1 ? try changeList(list) : list, .reference(try runtime.makeRef(api.scheduleObject())))
+            }
+            let start = collected.count
+            api.shiftReads = LuaScheduleAPI.ShiftReads()
+            try run(rule, personDriver, [
+                .function(rule.validatePerson!), arguments!.people, arguments!.schedule, api.reportFunction, .reference(rule.params),
+                timelineConstructor,
+            ])
+            // A call that read more than columns is keyed by the ids of the person's shifts.
+            let reads = api.shiftReads
+            let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
+            memo.remember(rule: index, person: person, columns: columns, keys: &keys, findings: Array(collected[start...]))
+        }
+    }
+}
+
+/// Person-phase findings remembered by rule, person and what the call read of the person's
+/// timeline (see `ScopedValidator`). Each entry keeps the columns the call read and their
+/// values, compared exactly (no hash stands in for them); a few entries per rule and person,
+/// the oldest replaced first.
+///
+/// A call that read only columns (`shifts.days`, `shifts.types`, …) and what does not change
+/// during a solve (people, shift types, settings, demand) gives the same findings for the same
+/// column values. A call that read more (an element `shifts[i]`, a query such as
+/// `schedule:count{ person = p }`) is keyed by the ids of the person's shifts too: a person
+/// phase depends on that person's shifts only (the solver relies on it anyway), and during a
+/// solve a shift id always stands for the same shift, since moves only give shifts to other
+/// people and add or remove whole shifts.
+final class PersonPhaseMemo {
+    /// The bit of `timelineColumns`' `ids`.
+    static let idsColumn: UInt8 = 1 << 6
+
+    struct Slot: Hashable {
+        let rule: Int
+        let person: PersonID
+    }
+
+    struct Entry {
+        let columns: UInt8
+        let key: [Int64]
+        let findings: [Violation]
+    }
+
+    static let entriesPerSlot = 8
+    private var slots: [Slot: (entries: [Entry], next: Int)] = [:]
+    private(set) var hits = 0
+    private(set) var misses = 0
+
+    /// A timeline's keys per set of columns, each made once.
+    struct Keys {
+        let shifts: [TimedShift]
+        private var made: [(columns: UInt8, key: [Int64])] = []
+
+        init(_ shifts: [TimedShift]) { self.shifts = shifts }
+
+        /// The values of the columns in `columns` (bits as `LuaScheduleAPI.timelineColumns`),
+        /// after the shift count: what a call that read those columns saw.
+        mutating func key(_ columns: UInt8) -> [Int64] {
+            if let found = made.first(where: { $0.columns == columns }) { return found.key }
+            var key: [Int64] = [Int64(shifts.count)]
+            key.reserveCapacity(1 + shifts.count * 4)
+            for shift in shifts {
+                if columns & 0b0001 != 0 { key.append(shift.start) }
+                if columns & 0b0010 != 0 { key.append(shift.end) }
+                if columns & 0b0100 != 0 { key.append(shift.end - shift.start) }
+                if columns & 0b1_1000 != 0 { key.append(Int64(shift.date.dayNumber)) }
+                if columns & 0b10_0000 != 0 {
+                    let (a, b) = shift.type.words
+                    key.append(Int64(bitPattern: a))
+                    key.append(Int64(bitPattern: b))
+                }
+                if columns & 0b100_0000 != 0 {
+                    let (a, b) = shift.id.words
+                    key.append(Int64(bitPattern: a))
+                    key.append(Int64(bitPattern: b))
+                }
+            }
+            made.append((columns, key))
+            return key
+        }
+    }
+
+    func findings(rule: Int, person: PersonID, keys: inout Keys) -> [Violation]? {
+        if let slot = slots[Slot(rule: rule, person: person)] {
+            for entry in slot.entries where entry.key == keys.key(entry.columns) {
+                hits += 1
+                return entry.findings
+            }
+        }
+        misses += 1
+        return nil
+    }
+
+    func remember(rule: Int, person: PersonID, columns: UInt8, keys: inout Keys, findings: [Violation]) {
+        let entry = Entry(columns: columns, key: keys.key(columns), findings: findings)
+        let slot = Slot(rule: rule, person: person)
+        var value = slots[slot] ?? (entries: [], next: 0)
+        if value.entries.count < Self.entriesPerSlot {
+            value.entries.append(entry)
+        } else {
+            value.entries[value.next] = entry
+            value.next = (value.next + 1) % Self.entriesPerSlot
+        }
+        slots[slot] = value
+    }
+}
+

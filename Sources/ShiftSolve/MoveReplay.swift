@@ -10,9 +10,10 @@ package final class MoveReplay {
     private let evaluator: Evaluator
     private var state: SearchState
 
-    /// The problem's schedule as it is, every scope evaluated, on a Lua state of its own.
-    package init(engine: RuleEngine, problem: SolveProblem) throws {
-        evaluator = try Evaluator(engine: engine, problem: problem, changePenalty: 0)
+    /// The problem's schedule as it is, every scope evaluated, on a Lua state of its own. Without
+    /// `remembersPersonPhases`, every person phase a move touches is run (`ScopedValidator`).
+    package init(engine: RuleEngine, problem: SolveProblem, remembersPersonPhases: Bool = true) throws {
+        evaluator = try Evaluator(engine: engine, problem: problem, changePenalty: 0, remembersPersonPhases: remembersPersonPhases)
         state = try evaluator.initialState().state
     }
 
@@ -22,6 +23,8 @@ package final class MoveReplay {
     package var penalty: Double { state.total.penalty }
     /// Per slot of the problem: the index of its person in `problem.people`, or -1.
     package var assignment: [Int] { state.assignment }
+    /// Person-phase calls answered from memory and calls made so far.
+    package var personPhaseCalls: (remembered: Int, made: Int) { evaluator.validator.personPhaseCalls }
     /// The roster as it is now.
     package var schedule: Schedule { state.schedule }
 

@@ -50,9 +50,9 @@ final class Evaluator {
     let hasDays: Bool
     private let personIndex: [PersonID: Int]
 
-    init(engine: RuleEngine, problem: SolveProblem, changePenalty: Double) throws {
+    init(engine: RuleEngine, problem: SolveProblem, changePenalty: Double, remembersPersonPhases: Bool = true) throws {
         self.problem = problem
-        validator = try ScopedValidator(engine)
+        validator = try ScopedValidator(engine, remembersPersonPhases: remembersPersonPhases)
         self.changePenalty = changePenalty
         hasRest = !validator.unscopedRules.isEmpty
         hasDays = validator.hasDayPhases

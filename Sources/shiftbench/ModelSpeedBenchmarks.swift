@@ -44,7 +44,8 @@ enum ModelSpeedBenchmarks {
         let before = ScoreSummary(try engine.validate(problem.schedule))
         try check("the start", lua: (replay.hard, replay.penalty), validate: before, swift: model.total)
 
-        // The rules, once over the sequence (it takes seconds), recording the total after each move.
+        // The rules, once over the sequence (it takes seconds), recording the total after each
+        // move: as the search scores them, and with every person phase run (no memo).
         var luaTotals: [(Int, Double)] = []
         luaTotals.reserveCapacity(moves.count)
         let luaSeconds = try threadCPUTime {
@@ -53,6 +54,19 @@ enum ModelSpeedBenchmarks {
                 luaTotals.append((replay.hard, replay.penalty))
             }
         }
+        let plain = try MoveReplay(engine: engine, problem: problem, remembersPersonPhases: false)
+        var plainTotals: [(Int, Double)] = []
+        plainTotals.reserveCapacity(moves.count)
+        let plainSeconds = try threadCPUTime {
+            for move in moves {
+                try plain.apply(move)
+                plainTotals.append((plain.hard, plain.penalty))
+            }
+        }
+        for (index, (remembered, run)) in zip(luaTotals, plainTotals).enumerated() where remembered.0 != run.0 || remembered.1 != run.1 {
+            throw BenchmarkError(message: "solve-model: after move \(index + 1) (\(moves[index])) the rules with the memo say \(remembered.0) hard, cost \(remembered.1); run every time \(run.0) hard, cost \(run.1)")
+        }
+        let calls = replay.personPhaseCalls
         // The Swift model, `runs` times over the same sequence from the same start.
         var swiftTotals: [(Int, Double)] = []
         var swiftSeconds: [Double] = []
@@ -81,12 +95,15 @@ enum ModelSpeedBenchmarks {
 
         let swift = Sample(seconds: swiftSeconds)
         let luaRate = Double(moves.count) / luaSeconds, swiftRate = Double(moves.count) / swift.median
+        let plainRate = Double(moves.count) / plainSeconds
         print("## The model's speed (goal: ≥ 50,000 moves/s per core on n120w8; ≤ 3x the rules in Swift)\n")
-        print("n120w8 (history \(history), weeks \(weeks.map(String.init).joined(separator: ","))) from the shared solution \(solution); \(moves.count) seeded moves (seed \(seed)), each kept: half give one shift to a nurse free that day, half swap two nurses' shifts of a day. Each move is scored incrementally on one thread, in that thread's CPU time: by the eleven Lua rules exactly as `shiftctl solve` scores a move (person phases of the touched nurses, day and demand phases of the touched days), and by the same constraints in plain Swift over the same nurses and days (median of \(runs) runs). Both totals agree after every move and with `validate --score` at the start and the end.\n")
+        print("n120w8 (history \(history), weeks \(weeks.map(String.init).joined(separator: ","))) from the shared solution \(solution); \(moves.count) seeded moves (seed \(seed)), each kept: half give one shift to a nurse free that day, half swap two nurses' shifts of a day. Each move is scored incrementally on one thread, in that thread's CPU time: by the eleven Lua rules exactly as `shiftctl solve` scores a move (person phases of the touched nurses, day and demand phases of the touched days), and by the same constraints in plain Swift over the same nurses and days (median of \(runs) runs). Both totals agree after every move and with `validate --score` at the start and the end. The rules are timed twice: as the search runs them, a person phase answered from memory when it would read what it read before (\(calls.remembered) of \(calls.remembered + calls.made) calls here), and with every call made.\n")
         var report = Report(["model", "moves/s per core", "µs a move", "÷ Swift", "start hard / cost", "end hard / cost"])
         let startText = "\(before.hardViolations) / \(Int(before.softPenalty))", endText = "\(after.hardViolations) / \(Int(after.softPenalty))"
         report.add(["Lua rules", String(format: "%.0f", luaRate), String(format: "%.1f", luaSeconds / Double(moves.count) * 1e6),
                     String(format: "%.1fx", swiftRate / luaRate), startText, endText])
+        report.add(["Lua rules, every call made", String(format: "%.0f", plainRate), String(format: "%.1f", plainSeconds / Double(moves.count) * 1e6),
+                    String(format: "%.1fx", swiftRate / plainRate), startText, endText])
         report.add(["Swift", String(format: "%.0f", swiftRate), String(format: "%.2f", swift.median / Double(moves.count) * 1e6),
                     "1.0x", startText, endText])
         print(report.markdown())

@@ -111,7 +111,11 @@ return rule {
         end
       end
       if previous ~= nil then
-        for k = i, j do succession(shifts[k], types[k], previous, forbidden_after, report) end
+        -- A shift's view is made only for a finding: a call that reads the columns alone is
+        -- one `shiftctl solve` can answer from memory for the same days and types.
+        for k = i, j do
+          if forbidden_after(previous, types[k]) then succession(shifts[k], types[k], previous, forbidden_after, report) end
+        end
       end
       day_before, start_before, size_before = d, i, j - i + 1
       i = j + 1
