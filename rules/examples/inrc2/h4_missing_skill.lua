@@ -52,7 +52,20 @@ return rule {
       end
       if covered == n then return end
     end
-    for i = 1, n do check_shift(shifts[i], report) end
+    -- Otherwise each shift as the check sees it, the person's skills read once.
+    local listed = skills or {}
+    local have = {}
+    for _, skill in ipairs(listed) do
+      if skill == skill then have[skill] = true end
+    end
+    for i = 1, n do
+      local s = shifts[i]
+      local skill = s:attribute("skill")
+      if skill ~= nil and (skill ~= skill or not have[skill]) then
+        report{ message = ("%s covers %s on %s without the skill (has %s)")
+                  :format(person.name, skill, s.date, table.concat(listed, ", ")), shift = s }
+      end
+    end
   end,
 
   examples = {
