@@ -19,7 +19,7 @@ extension LuaScheduleAPI {
             return id
         case let .string(text):
             if let id = PersonID(text) { return id }
-            if let person = after?.people.first(where: { $0.displayName == text }) { return person.id }
+            if let id = afterBox?.withSchedule({ $0.people.first(where: { $0.displayName == text })?.id }) { return id }
             throw LuaScriptError("\(what()): no person '\(text)'")
         default: throw LuaScriptError("\(what()): expected a person view, id or name")
         }
@@ -32,7 +32,7 @@ extension LuaScheduleAPI {
             return id
         case let .string(text):
             if let id = ShiftTypeID(text) { return id }
-            if let type = after?.shiftType(symbol: text) { return type.id }
+            if let id = afterBox?.withSchedule({ $0.shiftType(symbol: text)?.id }) { return id }
             throw LuaScriptError("\(what()): no shift type '\(text)'")
         default: throw LuaScriptError("\(what()): expected a shift type view, id or symbol")
         }
@@ -45,7 +45,7 @@ extension LuaScheduleAPI {
             return id
         case let .string(text):
             if let id = LocationID(text) { return id }
-            if let location = after?.locations.first(where: { $0.name == text }) { return location.id }
+            if let id = afterBox?.withSchedule({ $0.locations.first(where: { $0.name == text })?.id }) { return id }
             throw LuaScriptError("\(what()): no location '\(text)'")
         default: throw LuaScriptError("\(what()): expected a location view, id or name")
         }

@@ -130,10 +130,10 @@ extension LuaScheduleAPI {
             }
             return schedule.settings.extra[name].map(Self.luaValue) ?? .nil
         }
-        try method("horizon") { [unowned self] schedule, _, _ in
+        try method("horizon") { [unowned self] schedule, side, _ in
             let period: ClosedRange<LocalDate>?
             do {
-                period = try schedule.settingsHorizon() ?? {
+                period = try box(side).settingsHorizon() ?? {
                     // Without the settings, the horizon is the shifts' dates.
                     shiftReads.other = true
                     return schedule.shiftDateRange

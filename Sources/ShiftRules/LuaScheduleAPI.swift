@@ -74,6 +74,15 @@ final class LuaScheduleAPI {
         var zone: ZoneRules { schedule.zone }
         /// Lends the schedule to `body` without copying it.
         func withSchedule<T>(_ body: (borrowing Schedule) throws -> T) rethrows -> T { try body(schedule) }
+        /// The settings' horizon (`Schedule.settingsHorizon`), read once per evaluation: rules
+        /// ask for it in every person phase.
+        func settingsHorizon() throws(ScheduleError) -> ClosedRange<LocalDate>? {
+            if let horizon { return try horizon.get() }
+            let read = Result { () throws(ScheduleError) in try schedule.settingsHorizon() }
+            horizon = read
+            return try read.get()
+        }
+        private var horizon: Result<ClosedRange<LocalDate>?, ScheduleError>?
     }
 
     @exclusivity(unchecked) var afterBox: ScheduleBox?
