@@ -103,10 +103,9 @@ extension App {
         }
         if let moves = request.moveLimit, moves < 1 { throw AppError.invalidValue(option: "--moves", message: "must be 1 or more") }
         let engine = try workspace.checkingRuleEngine(for: schedule.settings)
-        let recordPeriod = engine.rules.contains { $0.enabled && ($0.hasDayPhase || $0.hasDemandPhase) }
         let problem: SolveProblem
         do {
-            problem = try SolveProblem(schedule: schedule, window: window, replan: request.replan, recordPeriod: recordPeriod, seed: request.seed)
+            problem = try SolveProblem(schedule: schedule, window: window, replan: request.replan, seed: request.seed)
         } catch let error as ScheduleError {
             throw AppError.invalidValue(option: "--from/--to", message: error.description)
         }

@@ -134,8 +134,8 @@ extension LuaScheduleAPI {
             let period: ClosedRange<LocalDate>?
             do {
                 period = try box(side).settingsHorizon() ?? {
-                    // Without the settings, the horizon is the shifts' dates.
-                    shiftReads.other = true
+                    // Without the settings, the horizon is the span of everyone's shifts.
+                    shiftReads.everyone = true
                     return schedule.shiftDateRange
                 }()
             } catch {
@@ -146,7 +146,8 @@ extension LuaScheduleAPI {
                                           .string("last"): .string(range.upperBound.description),
                                           .string("days"): .integer(Int64(range.lowerBound.days(to: range.upperBound) + 1))]))
         }
-        try method("date_range") { schedule, _, _ in
+        try method("date_range") { [unowned self] schedule, _, _ in
+            shiftReads.everyone = true
             guard let range = schedule.shiftDateRange else { return .nil }
             return .table(LuaTable(hash: [.string("first"): .string(range.lowerBound.description),
                                           .string("last"): .string(range.upperBound.description)]))

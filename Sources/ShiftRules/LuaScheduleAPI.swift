@@ -118,6 +118,8 @@ final class LuaScheduleAPI {
         var columns: UInt8 = 0
         /// Something else that depends on the shifts was read.
         var other = false
+        /// Something that depends on everyone's shifts was read (the span of all shifts).
+        var everyone = false
     }
 
     /// Receives `report{…}`; nil outside a rule's check (reporting then is an error).

@@ -125,8 +125,10 @@ extension EngineState {
                 .function(rule.validatePerson!), arguments!.people, arguments!.schedule, api.reportFunction, .reference(rule.params),
                 timelineConstructor,
             ])
-            // A call that read more than columns is keyed by the ids of the person's shifts.
+            // A call that read more than columns is keyed by the ids of the person's shifts; one
+            // that read the span of everyone's shifts is not remembered.
             let reads = api.shiftReads
+            guard !reads.everyone else { continue }
             let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
             memo.remember(rule: index, person: person, columns: columns, keys: &keys, findings: Array(collected[start...]))
         }

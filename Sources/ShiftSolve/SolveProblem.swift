@@ -38,27 +38,28 @@ public struct SolveProblem: Sendable {
     /// The window's days, first to last.
     public let days: [LocalDate]
 
-    /// The problem of `schedule` over `window`.
+    /// The problem of `schedule` over `window`. The store's planning period (`horizon.first`/
+    /// `horizon.last`) is extended over the window when it does not cover it, and set when the
+    /// store has none: without it the period is the span of the shifts, which a move that adds
+    /// or removes a shift at either end would change for every rule that reads it (day phases,
+    /// and person phases such as `desired_days`), and a move is scored only where it touched.
+    /// Recorded, the period is the same during the search and for `validate` afterwards.
     /// - Parameters:
     ///   - replan: assigned shifts of the window become slots too (their person may change).
-    ///   - recordPeriod: extend the store's planning period (`horizon.first`/`horizon.last`) over
-    ///     the window, so that day phases judge the same days after the solve as during it.
     ///   - seed: the new shifts' ids come from it (and the window), so a seed gives the same plan.
-    public init(schedule original: Schedule, window: ClosedRange<LocalDate>, replan: Bool, recordPeriod: Bool, seed: UInt64) throws {
+    public init(schedule original: Schedule, window: ClosedRange<LocalDate>, replan: Bool, seed: UInt64) throws {
         var schedule = original
         var settingsChange: StoreSettings?
-        if recordPeriod {
-            let recorded = try original.settingsHorizon()
-            let period = recorded ?? original.shiftDateRange
-            let first = min(period?.lowerBound ?? window.lowerBound, window.lowerBound)
-            let last = max(period?.upperBound ?? window.upperBound, window.upperBound)
-            if recorded != first...last {
-                var settings = original.settings
-                settings.extra[Schedule.horizonFirstKey] = .string(first.description)
-                settings.extra[Schedule.horizonLastKey] = .string(last.description)
-                schedule = try schedule.applying(.updateSettings(settings)).schedule
-                settingsChange = settings
-            }
+        let recorded = try original.settingsHorizon()
+        let period = recorded ?? original.shiftDateRange
+        let first = min(period?.lowerBound ?? window.lowerBound, window.lowerBound)
+        let last = max(period?.upperBound ?? window.upperBound, window.upperBound)
+        if recorded != first...last {
+            var settings = original.settings
+            settings.extra[Schedule.horizonFirstKey] = .string(first.description)
+            settings.extra[Schedule.horizonLastKey] = .string(last.description)
+            schedule = try schedule.applying(.updateSettings(settings)).schedule
+            settingsChange = settings
         }
         self.schedule = schedule
         self.settingsChange = settingsChange

@@ -34,7 +34,7 @@ enum ModelSpeedBenchmarks {
         let rules = URL(fileURLWithPath: "rules/examples/inrc2").standardizedFileURL.path
         let engine = try RuleEngine(RuleEngineConfiguration(directories: [rules], config: RulesConfig(settings: schedule.settings)))
         guard let window = try schedule.settingsHorizon() else { throw BenchmarkError(message: "solve-model: the import recorded no horizon") }
-        let problem = try SolveProblem(schedule: schedule, window: window, replan: true, recordPeriod: true, seed: seed)
+        let problem = try SolveProblem(schedule: schedule, window: window, replan: true, seed: seed)
 
         var model = try INRC2Model(files: inrc2, problem: problem)
         let replay = try MoveReplay(engine: engine, problem: problem)

@@ -11,7 +11,7 @@ import Testing
     @Test func replayedMovesScoreAsAWholeValidation() throws {
         let ward = try RandomWard(seed: 7)
         let rules = try engine()
-        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, recordPeriod: true, seed: 7)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 7)
         let replay = try MoveReplay(engine: rules, problem: problem)
         var rng = SeededGenerator(seed: 7)
         for step in 0..<40 {
@@ -56,7 +56,7 @@ import Testing
             """, to: "query.lua")
         let ward = try RandomWard(seed: seed)
         let rules = try engine([stockRules, folder.path])
-        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, recordPeriod: true, seed: seed)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: seed)
         let remembered = try MoveReplay(engine: rules, problem: problem)
         let plain = try MoveReplay(engine: rules, problem: problem, remembersPersonPhases: false)
         var rng = SeededGenerator(seed: seed)

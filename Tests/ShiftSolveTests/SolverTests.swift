@@ -28,7 +28,7 @@ import Testing
     @Test func everyMoveIsScoredAsAWholeValidationWouldScoreIt() throws {
         let ward = try RandomWard(seed: 11)
         let rules = try engine()
-        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, recordPeriod: true, seed: 3)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
         let evaluator = try Evaluator(engine: rules, problem: problem, changePenalty: 0)
         var (state, _) = try evaluator.initialState()
         let generator = MoveGenerator(problem: problem)
@@ -51,7 +51,7 @@ import Testing
     /// slot of one other kind on the same day; whoever held that slot takes theirs.
     @Test func retypeMovesOnePersonToAnotherKindOnTheSameDays() throws {
         let ward = try RandomWard(seed: 5, people: 9)
-        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, recordPeriod: true, seed: 3)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
         let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
         let (state, _) = try evaluator.initialState()
         let generator = MoveGenerator(problem: problem)

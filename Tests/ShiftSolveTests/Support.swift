@@ -66,8 +66,7 @@ func solve(
     _ schedule: Schedule, window: ClosedRange<LocalDate>, engine: RuleEngine, seed: UInt64 = 1, workers: Int = 1, moves: Int = 3_000,
     replan: Bool = false, changePenalty: Double = 0
 ) throws -> SolveResult {
-    let recordPeriod = engine.rules.contains { $0.enabled && $0.hasDayPhase }
-    let problem = try SolveProblem(schedule: schedule, window: window, replan: replan, recordPeriod: recordPeriod, seed: seed)
+    let problem = try SolveProblem(schedule: schedule, window: window, replan: replan, seed: seed)
     var options = SolveOptions()
     options.seed = seed
     options.workers = workers
