@@ -7,6 +7,8 @@ struct MoveGenerator {
     let slotKind: [Int]
     let peopleCount: Int
     let dayCount: Int
+    /// Who suits which kind of slot (everyone, until `SlotFit(probing:)` says otherwise).
+    var fit: SlotFit
 
     init(problem: SolveProblem) {
         var byDay = [[Int]](repeating: [], count: problem.days.count)
@@ -26,6 +28,7 @@ struct MoveGenerator {
         self.slotKind = slotKind
         peopleCount = problem.people.count
         dayCount = problem.days.count
+        fit = SlotFit(kinds: kinds.count, people: problem.people.count)
     }
 
     enum Kind: String, CaseIterable, Sendable {
@@ -44,7 +47,17 @@ struct MoveGenerator {
         case retype
     }
 
+    /// A move, drawn again (up to eight times) while it gives a slot to someone who does not
+    /// suit its kind, except one time in ten (`SlotFit`).
     func next(_ state: SearchState, _ random: inout SeededGenerator, occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
+        for _ in 0..<8 {
+            guard let move = draw(state, &random, occupancy: occupancy) else { return nil }
+            if fit.suitsAll(move, kinds: slotKind) || random.chance(0.1) { return move }
+        }
+        return nil
+    }
+
+    private func draw(_ state: SearchState, _ random: inout SeededGenerator, occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
         // Half the time while the rules still find errors, the move starts where they find them.
         if state.total.hard > 0, random.chance(0.5), let move = repair(state, &random, occupancy) { return move }
         let roll = random.below(100)

@@ -121,11 +121,16 @@ public struct Solver: Sendable {
             return nil
         }
 
+        // Who suits which kind of slot, asked of the rules once.
+        var probed = MoveGenerator(problem: problem)
+        probed.fit = try SlotFit(probing: initial, primary, kinds: probed.slotKind, slotDay: probed.slotDay)
+        let generator = probed
+
         // Each worker builds a roster of its own (its own candidate draws), side by side.
         let count = max(1, options.workers)
         var evaluators = [primary]
         for _ in 1..<count { evaluators.append(try Evaluator(engine: engine, problem: problem, changePenalty: options.changePenalty)) }
-        let built = Construction(evaluators, initial)
+        let built = Construction(evaluators, initial, generator: generator)
         let failure = Mutex<(any Error)?>(nil)
         Self.inParallel(count) { index in
             do {
@@ -159,7 +164,6 @@ public struct Solver: Sendable {
             workers.append(Worker(evaluators[index], built.states[index], seed: options.seed &+ UInt64(index) &* 0x9E37_79B9,
                                   history: history))
         }
-        let generator = MoveGenerator(problem: problem)
         var best = built.states[first]
         var stop: SolveStop = .timeLimit
         let patience = options.patience ?? max(10_000, 50 * problem.slots.count)
@@ -241,12 +245,13 @@ public struct Solver: Sendable {
     }
 
     /// Gives each empty slot, in date order, the best of the candidates drawn for it (or nobody,
-    /// when nobody improves the roster). Candidates are drawn at random until `enough` of them
+    /// when nobody improves the roster). Candidates, people who suit the slot's kind (`SlotFit`),
+    /// are drawn at random until `enough` of them
     /// leave the fewest errors seen, or `draws` have been tried: where most people fit a slot a
     /// few draws do, where few do (skills, rest) the draws go on looking for them.
     func construct(
-        _ state: inout SearchState, _ evaluator: Evaluator, seed: UInt64, _ moves: inout Int, shouldStop: () -> SolveStop?,
-        progress: ((SolveScore, Int) -> Void)?
+        _ state: inout SearchState, _ evaluator: Evaluator, generator: MoveGenerator, seed: UInt64, _ moves: inout Int,
+        shouldStop: () -> SolveStop?, progress: ((SolveScore, Int) -> Void)?
     ) throws -> SolveStop? {
         var random = SeededGenerator(seed: seed ^ 0xC0FF_EE00)
         // Candidates for one slot differ only in who takes it, so they are ranked by their person
@@ -256,9 +261,15 @@ public struct Solver: Sendable {
         let ranking = evaluator.hasDays || evaluator.hasRest
         let enough = 4, draws = 48, probe = 12, whole = 3
         var lastReport = ContinuousClock.now
-        var order = Array(problem.people.indices)
+        // Per kind of slot, the people who suit it (`SlotFit`; everyone when nobody does).
+        let kinds = (generator.slotKind.max() ?? -1) + 1
+        let suited = (0..<kinds).map { kind in
+            let people = problem.people.indices.filter { generator.fit.suits($0, kind: kind) }
+            return people.isEmpty ? Array(problem.people.indices) : people
+        }
         for index in problem.slots.indices where state.assignment[index] < 0 {
             if let stop = shouldStop() { return stop }
+            var order = suited[generator.slotKind[index]]
             var ranked: [Candidate] = []
             // The fewest errors a candidate left so far, and how many did: fewer than the slot
             // left empty means the slot is needed and these candidates fit it.
@@ -453,8 +464,11 @@ final class Construction: @unchecked Sendable {
     var moves: [Int]
     var stops: [SolveStop?]
 
-    init(_ evaluators: [Evaluator], _ initial: SearchState) {
+    let generator: MoveGenerator
+
+    init(_ evaluators: [Evaluator], _ initial: SearchState, generator: MoveGenerator) {
         self.evaluators = evaluators
+        self.generator = generator
         states = Array(repeating: initial, count: evaluators.count)
         moves = Array(repeating: 0, count: evaluators.count)
         stops = Array(repeating: nil, count: evaluators.count)
@@ -464,7 +478,7 @@ final class Construction: @unchecked Sendable {
         var state = states[index]
         var count = 0
         stops[index] = try solver.construct(
-            &state, evaluators[index], seed: solver.options.seed &+ UInt64(index) &* 0x51_7CC1_B727_220A, &count,
+            &state, evaluators[index], generator: generator, seed: solver.options.seed &+ UInt64(index) &* 0x51_7CC1_B727_220A, &count,
             shouldStop: shouldStop, progress: progress)
         states[index] = state
         moves[index] = count
