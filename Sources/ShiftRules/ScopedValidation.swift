@@ -56,34 +56,62 @@ package final class ScopedValidator {
     /// The findings of `people`'s person phases, of `days`' day phases and, with `rest`, of the
     /// unscoped part, all on `schedule`.
     package func evaluate(_ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool) throws -> Findings {
-        try state.scoped(schedule, people: people, days: days, rest: rest, memo: memo)
+        try state.scoped(schedule, people: people, days: days, rest: rest, memo: memo, errorLimits: nil)!
+    }
+
+    /// How many errors each person and each day (in the order asked) may have.
+    package struct ErrorLimits {
+        package var people: [Int]
+        package var days: [Int]
+
+        package init(people: [Int], days: [Int]) {
+            self.people = people
+            self.days = days
+        }
+    }
+
+    /// The same, abandoned (nil) as soon as a day's or a person's phases find more errors than
+    /// their limit, before the rest is evaluated: a search that would refuse any roster with more
+    /// errors need not know more. The days go first, then the people, the rules that report
+    /// errors first.
+    package func evaluate(
+        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, errorLimits: ErrorLimits
+    ) throws -> Findings? {
+        try state.scoped(schedule, people: people, days: days, rest: rest, memo: memo, errorLimits: errorLimits)
     }
 }
 
 extension EngineState {
     func scoped(
-        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, memo: PersonPhaseMemo?
-    ) throws -> ScopedValidator.Findings {
+        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, memo: PersonPhaseMemo?, errorLimits: ScopedValidator.ErrorLimits?
+    ) throws -> ScopedValidator.Findings? {
         try evaluating(schedule) {
             var findings = ScopedValidator.Findings(people: [], days: [], rest: nil)
-            let personRules = personPhaseRules(only: nil)
-            for person in people {
-                let start = collectedCount
-                if let memo {
-                    try checkPerson(schedule, person, rules: personRules, memo: memo)
-                } else {
-                    let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
-                    try checkPeople(schedule, rules: personRules, groups: [group][...])
-                }
-                findings.people.append(collected(since: start))
-            }
+            // With limits the days go first (their demand phases are mostly remembered, so they
+            // are cheap), and the rules whose findings are errors lead, so that a limit stops early.
             let dayRules = dayPhaseRules(only: nil)
             let demandRules = demandPhaseRules(only: nil)
-            for day in days {
+            for (index, day) in days.enumerated() {
                 let start = collectedCount
                 try checkDays(schedule, rules: dayRules, days: [day][...])
                 try checkDemand(schedule, rules: demandRules, days: [day][...])
+                if let limit = errorLimits?.days[index], collected[start...].count(where: { $0.severity == .error }) > limit { return nil }
                 findings.days.append(collected(since: start))
+            }
+            let personRules = personPhaseRules(only: nil).enumerated()
+                .sorted { ($0.element.info.severity == .error ? 0 : 1, $0.offset) < ($1.element.info.severity == .error ? 0 : 1, $1.offset) }
+                .map(\.element)
+            for (index, person) in people.enumerated() {
+                let start = collectedCount
+                let limit = errorLimits?.people[index]
+                if let memo {
+                    guard try checkPerson(schedule, person, rules: personRules, memo: memo, errorLimit: limit) else { return nil }
+                } else {
+                    let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
+                    try checkPeople(schedule, rules: personRules, groups: [group][...])
+                    if let limit, collected[start...].count(where: { $0.severity == .error }) > limit { return nil }
+                }
+                findings.people.append(collected(since: start))
             }
             if rest {
                 let start = collectedCount
@@ -103,15 +131,27 @@ extension EngineState {
     /// One person's person phases, each rule's answered from `memo` when a call that read the
     /// same of an equal timeline was made before, else run (one call per rule, as
     /// `checkPeople`) and remembered.
-    func checkPerson(_ schedule: Schedule, _ person: PersonID, rules phased: [LoadedRule], memo: PersonPhaseMemo) throws {
-        guard !phased.isEmpty else { return }
+    /// False, with the rest of the rules not run, once the person's findings hold more errors than
+    /// `errorLimit`.
+    func checkPerson(
+        _ schedule: Schedule, _ person: PersonID, rules phased: [LoadedRule], memo: PersonPhaseMemo, errorLimit: Int? = nil
+    ) throws -> Bool {
+        guard !phased.isEmpty else { return true }
+        var errors = 0
+        func withinLimit(from start: Int) -> Bool {
+            guard let errorLimit else { return true }
+            errors += collected[start...].count { $0.severity == .error }
+            return errors <= errorLimit
+        }
         let shifts = schedule.timeline(of: person)
         var keys = PersonPhaseMemo.Keys(shifts)
         var arguments: (people: LuaValue, schedule: LuaValue)?
         defer { if arguments != nil { api.dropTimelines() } }
         for (index, rule) in phased.enumerated() {
             if let found = memo.findings(rule: index, person: person, keys: &keys) {
+                let start = collected.count
                 collected.append(contentsOf: found)
+                if !withinLimit(from: start) { return false }
                 continue
             }
             if arguments == nil {
@@ -128,10 +168,13 @@ extension EngineState {
             // A call that read more than columns is keyed by the ids of the person's shifts; one
             // that read the span of everyone's shifts is not remembered.
             let reads = api.shiftReads
-            guard !reads.everyone else { continue }
-            let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
-            memo.remember(rule: index, person: person, columns: columns, keys: &keys, findings: Array(collected[start...]))
+            if !reads.everyone {
+                let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
+                memo.remember(rule: index, person: person, columns: columns, keys: &keys, findings: Array(collected[start...]))
+            }
+            if !withinLimit(from: start) { return false }
         }
+        return true
     }
 }
 

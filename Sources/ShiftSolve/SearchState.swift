@@ -108,6 +108,19 @@ final class Evaluator {
     func evaluate(
         _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool = false, peopleOnly: Bool = false
     ) throws -> Candidate {
+        try evaluate(state, changes, keepFindings: keepFindings, peopleOnly: peopleOnly, refusingNewErrors: false)!
+    }
+
+    /// The roster after `changes`, or nil as soon as a touched day's or person's phases find more
+    /// errors than they do now: for a search that refuses such a roster anyway, the rest of the
+    /// evaluation (the other rules, people and days, the rest) is not needed.
+    func evaluateRefusingNewErrors(_ state: SearchState, _ changes: [(slot: Int, person: Int)]) throws -> Candidate? {
+        try evaluate(state, changes, keepFindings: false, peopleOnly: false, refusingNewErrors: true)
+    }
+
+    private func evaluate(
+        _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool, peopleOnly: Bool, refusingNewErrors: Bool
+    ) throws -> Candidate? {
         var mutations: [Mutation] = []
         mutations.reserveCapacity(changes.count)
         var people: [Int] = []
@@ -147,8 +160,11 @@ final class Evaluator {
             }
         }
         let schedule = try state.schedule.applying(.batch(mutations)).schedule
-        let findings = try validator.evaluate(
-            schedule, people: people.map { problem.people[$0] }, days: days.map { problem.days[$0] }, rest: hasRest && !peopleOnly)
+        let ids = people.map { problem.people[$0] }, dates = days.map { problem.days[$0] }
+        let found = refusingNewErrors
+            ? try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest, errorLimits: ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard }))
+            : try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest && !peopleOnly)
+        guard let findings = found else { return nil }
         let personParts = findings.people.map(ScorePart.init)
         let dayParts = findings.days.map(ScorePart.init)
         let rest = findings.rest.map(ScorePart.init)

@@ -431,10 +431,17 @@ final class Worker {
             if shouldStop() { return }
             let occupancy = state.occupancy
             guard let changes = generator.next(state, &random, occupancy: { [evaluator] in occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
-            let candidate = try evaluator.evaluate(state, changes)
             moves += 1
             let slot = step % history.count
             step += 1
+            // Without errors now or in the list's entry, a roster with an error is refused: its
+            // evaluation stops at the first person it gives one (the search goes on as if it had
+            // been evaluated whole and refused).
+            guard let candidate = state.score.hard == 0 && history[slot].hard == 0
+                ? try evaluator.evaluateRefusingNewErrors(state, changes) : try evaluator.evaluate(state, changes) else {
+                history[slot] = state.score
+                continue
+            }
             // An error moved from one scope to another (a gap filled by someone who lacks the skill)
             // is not progress, however much it saves in penalties.
             let trades = candidate.score.hard >= state.score.hard && evaluator.addsErrors(candidate, to: state)

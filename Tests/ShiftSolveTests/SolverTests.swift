@@ -47,6 +47,38 @@ import Testing
         }
     }
 
+    /// The evaluation that stops at the first new error is a fast path of the whole one: it gives
+    /// up exactly when the whole evaluation finds a touched day or person with more errors than
+    /// before, and otherwise scores the move as it does.
+    @Test(arguments: [11, 12] as [UInt64]) func refusingNewErrorsStopsExactlyWhenAScopeGainsOne(seed: UInt64) throws {
+        let ward = try RandomWard(seed: seed)
+        let rules = try engine()
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: seed)
+        let evaluator = try Evaluator(engine: rules, problem: problem, changePenalty: 0)
+        var (state, _) = try evaluator.initialState()
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: seed)
+        var (refused, scored) = (0, 0)
+        for _ in 0..<400 where refused + scored < 150 {
+            let occupancy = state.occupancy
+            guard let changes = generator.next(state, &random, occupancy: { occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
+            let whole = try evaluator.evaluate(state, changes)
+            let gains = zip(whole.people, whole.personParts).contains { $1.hard > state.personParts[$0].hard }
+                || zip(whole.days, whole.dayParts).contains { $1.hard > state.dayParts[$0].hard }
+            if let fast = try evaluator.evaluateRefusingNewErrors(state, changes) {
+                #expect(!gains)
+                #expect(fast.score == whole.score)
+                scored += 1
+            } else {
+                #expect(gains)
+                refused += 1
+            }
+            // Keep the moves that add no error, so that both kinds keep coming.
+            if !gains { evaluator.commit(whole, to: &state) }
+        }
+        #expect(refused > 0 && scored > 0)
+    }
+
     /// A retype moves one person, on each day of a run it changes, from the slot they hold to a
     /// slot of one other kind on the same day; whoever held that slot takes theirs.
     @Test func retypeMovesOnePersonToAnotherKindOnTheSameDays() throws {
