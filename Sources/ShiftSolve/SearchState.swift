@@ -114,8 +114,8 @@ final class Evaluator {
     /// The roster after `changes`, or nil as soon as a touched day's or person's phases find more
     /// errors than they do now: for a search that refuses such a roster anyway, the rest of the
     /// evaluation (the other rules, people and days, the rest) is not needed.
-    func evaluateRefusingNewErrors(_ state: SearchState, _ changes: [(slot: Int, person: Int)]) throws -> Candidate? {
-        try evaluate(state, changes, keepFindings: false, peopleOnly: false, refusingNewErrors: true)
+    func evaluateRefusingNewErrors(_ state: SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false) throws -> Candidate? {
+        try evaluate(state, changes, keepFindings: false, peopleOnly: peopleOnly, refusingNewErrors: true)
     }
 
     private func evaluate(
@@ -162,7 +162,7 @@ final class Evaluator {
         let schedule = try state.schedule.applying(.batch(mutations)).schedule
         let ids = people.map { problem.people[$0] }, dates = days.map { problem.days[$0] }
         let found = refusingNewErrors
-            ? try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest, errorLimits: ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard }))
+            ? try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest && !peopleOnly, errorLimits: ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard }))
             : try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest && !peopleOnly)
         guard let findings = found else { return nil }
         let personParts = findings.people.map(ScorePart.init)

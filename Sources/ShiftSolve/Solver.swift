@@ -170,6 +170,7 @@ public struct Solver: Sendable {
         var sinceImprovement = 0
         var movesPerWorker = 0
         let box = WorkerList(workers)
+        let searchStarted = elapsed()
         while true {
             if let reason = shouldStop() {
                 stop = reason
@@ -190,6 +191,16 @@ public struct Solver: Sendable {
                 }
             }
             if let error = failure.withLock({ $0 }) { throw error }
+            // The construction's pace is a rough guess at the search's (its evaluations stop
+            // early, or are of people alone): after the first round the list's length is set
+            // again from the search's own pace over the time left.
+            if movesPerWorker == 0, options.history == nil, options.moveLimit == nil {
+                let rate = Double(round) / max(elapsed() - searchStarted, 1e-3)
+                let length = Self.historyLength(expectedMoves: rate * max(0, options.timeLimit - elapsed()))
+                if length != history {
+                    for worker in box.workers { worker.resetHistory(length: length) }
+                }
+            }
             movesPerWorker += round
             let leader = box.workers.indices.min { (box.workers[$0].best.score, $0) < (box.workers[$1].best.score, $1) }!
             if box.workers[leader].best.score < best.score {
@@ -276,14 +287,26 @@ public struct Solver: Sendable {
             var fewest = Int.max, atFewest = 0
             for drawn in 0..<min(draws, order.count) {
                 order.swapAt(drawn, drawn + random.below(order.count - drawn))
-                let candidate = try evaluator.evaluate(state, [(index, order[drawn])], peopleOnly: ranking)
                 moves += 1
                 // A candidate that brings an error of its own is no better than nobody: the slot
-                // stays empty for the search, rather than one error traded for another.
-                if !evaluator.addsErrors(candidate, to: state) { ranked.append(candidate) }
-                if candidate.score.hard < fewest {
-                    (fewest, atFewest) = (candidate.score.hard, 1)
-                } else if candidate.score.hard == fewest {
+                // stays empty for the search, rather than one error traded for another. Ranked on
+                // people alone, its evaluation stops at that error, and it does not count among
+                // the draws that found the fewest errors: the draws go on looking for one that fits.
+                let hard: Int
+                if ranking {
+                    guard let candidate = try evaluator.evaluateRefusingNewErrors(state, [(index, order[drawn])], peopleOnly: true) else {
+                        continue
+                    }
+                    ranked.append(candidate)
+                    hard = candidate.score.hard
+                } else {
+                    let candidate = try evaluator.evaluate(state, [(index, order[drawn])])
+                    if !evaluator.addsErrors(candidate, to: state) { ranked.append(candidate) }
+                    hard = candidate.score.hard
+                }
+                if hard < fewest {
+                    (fewest, atFewest) = (hard, 1)
+                } else if hard == fewest {
                     atFewest += 1
                 }
                 // Ranked on people alone, no candidate can do better than adding no error.
@@ -416,6 +439,12 @@ final class Worker {
         best = state
         random = SeededGenerator(seed: seed)
         self.history = [SolveScore](repeating: state.score, count: max(1, history))
+    }
+
+    /// A late acceptance list of `length` entries, each the roster as it is now.
+    func resetHistory(length: Int) {
+        history = [SolveScore](repeating: state.score, count: max(1, length))
+        step = 0
     }
 
     func restart(from state: SearchState) {
