@@ -46,23 +46,8 @@ enum ModelSpeedBenchmarks {
 
         // The rules, once over the sequence (it takes seconds), recording the total after each
         // move: as the search scores them, and with every person phase run (no memo).
-        var luaTotals: [(Int, Double)] = []
-        luaTotals.reserveCapacity(moves.count)
-        let luaSeconds = try threadCPUTime {
-            for move in moves {
-                try replay.apply(move)
-                luaTotals.append((replay.hard, replay.penalty))
-            }
-        }
-        let plain = try MoveReplay(engine: engine, problem: problem, remembersPersonPhases: false)
-        var plainTotals: [(Int, Double)] = []
-        plainTotals.reserveCapacity(moves.count)
-        let plainSeconds = try threadCPUTime {
-            for move in moves {
-                try plain.apply(move)
-                plainTotals.append((plain.hard, plain.penalty))
-            }
-        }
+        let (luaSeconds, luaTotals) = try timed(replay, moves)
+        let (plainSeconds, plainTotals) = try timed(MoveReplay(engine: engine, problem: problem, remembersPersonPhases: false), moves)
         for (index, (remembered, run)) in zip(luaTotals, plainTotals).enumerated() where remembered.0 != run.0 || remembered.1 != run.1 {
             throw BenchmarkError(message: "solve-model: after move \(index + 1) (\(moves[index])) the rules with the memo say \(remembered.0) hard, cost \(remembered.1); run every time \(run.0) hard, cost \(run.1)")
         }
@@ -108,6 +93,20 @@ enum ModelSpeedBenchmarks {
                     "1.0x", startText, endText])
         print(report.markdown())
         print("")
+    }
+
+    /// Applies `moves` to `replay` in order, in this thread's CPU time, with the totals (hard
+    /// violations, cost) after each.
+    private static func timed(_ replay: MoveReplay, _ moves: [Move]) throws -> (Double, [(Int, Double)]) {
+        var totals: [(Int, Double)] = []
+        totals.reserveCapacity(moves.count)
+        let seconds = try threadCPUTime {
+            for move in moves {
+                try replay.apply(move)
+                totals.append((replay.hard, replay.penalty))
+            }
+        }
+        return (seconds, totals)
     }
 
     private static func check(_ when: String, lua: (Int, Double), validate: ScoreSummary, swift: (Int, Double)) throws {
