@@ -32,9 +32,14 @@ public enum StoreKind: String, CaseIterable, Sendable {
 
     /// A repository over the store at `path`. A JSON repository touches no file until `load()`;
     /// a SQLite one opens the database now (and with `createIfMissing`, creates it).
-    public func repository(path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) throws -> any ScheduleRepository {
+    /// `jsonIndexThreshold` is a JSON store's `JSONFileRepository.indexThreshold`.
+    public func repository(
+        path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings(),
+        jsonIndexThreshold: Int? = JSONFileRepository.defaultIndexThreshold
+    ) throws -> any ScheduleRepository {
         switch self {
-        case .json: JSONFileRepository(path: path, createIfMissing: createIfMissing, initialSettings: initialSettings)
+        case .json:
+            JSONFileRepository(path: path, createIfMissing: createIfMissing, initialSettings: initialSettings, indexThreshold: jsonIndexThreshold)
         case .sqlite: try SQLiteRepository(path: path, createIfMissing: createIfMissing, initialSettings: initialSettings)
         case .postgres: try PostgresRepository(url: path, createIfMissing: createIfMissing, initialSettings: initialSettings)
         }

@@ -110,7 +110,19 @@ public struct Workspace: Sendable {
 
     /// The repository for the store path, by its extension.
     public func repository(createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) throws -> any ScheduleRepository {
-        try storeKind().repository(path: absoluteStorePath, createIfMissing: createIfMissing, initialSettings: initialSettings)
+        try storeKind().repository(
+            path: absoluteStorePath, createIfMissing: createIfMissing, initialSettings: initialSettings, jsonIndexThreshold: jsonIndexThreshold())
+    }
+
+    /// `$SHIFTCTL_JSON_INDEX`: `off` keeps no index file beside a JSON store; a number is the
+    /// count of shifts from which one is kept; unset, `JSONFileRepository.defaultIndexThreshold`.
+    public func jsonIndexThreshold() throws -> Int? {
+        guard let value = environment.variables["SHIFTCTL_JSON_INDEX"], !value.isEmpty else { return JSONFileRepository.defaultIndexThreshold }
+        if value == "off" { return nil }
+        guard let threshold = Int(value), threshold >= 0 else {
+            throw AppError.invalidValue(option: "SHIFTCTL_JSON_INDEX", message: "'\(value)' is neither off nor a number of shifts")
+        }
+        return threshold
     }
 
     /// Reads the schedule (no rules, no lock): for commands that only look.

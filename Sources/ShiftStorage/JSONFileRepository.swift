@@ -18,6 +18,12 @@ import Darwin
 ///   written over (the store refuses to open).
 /// - Files of an older format version are read and rewritten in the current version on the next
 ///   save; the original is kept once as `<file>.v<N>.bak`.
+/// - A store of `indexThreshold` shifts or more keeps an index file beside it
+///   (`.shiftscheduler-cache/<file>.index`, see `JSONFileRepository+Index.swift`): its shifts in
+///   columns, tied to the store file's exact bytes by their hash. Opened through it, the schedule
+///   reads shifts on demand (`JSONScheduleSource`) instead of decoding the whole file. An index
+///   that is missing, stale or damaged is never used: the store file is read and the index
+///   written again.
 public final class JSONFileRepository: ScheduleRepository {
     public let path: String
     public var location: String { path }
@@ -26,16 +32,28 @@ public final class JSONFileRepository: ScheduleRepository {
     private let writeLock: FileLock
     /// The version of the file as last read, to back it up before the first save migrates it.
     private let loadedVersion = Mutex<Int?>(nil)
+    /// From how many shifts on the store keeps an index file; nil: never (the plain path, which
+    /// reads the whole file on every open).
+    public let indexThreshold: Int?
+
+    /// The index threshold of stores opened by `shiftctl` and the dependency clients: below it a
+    /// store opens in a few tens of milliseconds without one.
+    public static let defaultIndexThreshold = 20_000
 
     /// - Parameters:
     ///   - path: the store file (`schedule.json`).
     ///   - createIfMissing: when the file does not exist, `load()` returns an empty schedule with
     ///     `initialSettings` (and the first save creates the file) instead of throwing `.notFound`.
-    public init(path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings()) {
+    ///   - indexThreshold: from how many shifts on to keep an index file (nil: never).
+    public init(
+        path: String, createIfMissing: Bool = false, initialSettings: StoreSettings = StoreSettings(),
+        indexThreshold: Int? = JSONFileRepository.defaultIndexThreshold
+    ) {
         self.path = path
         self.createIfMissing = createIfMissing
         self.initialSettings = initialSettings
         self.writeLock = FileLock(storePath: path)
+        self.indexThreshold = indexThreshold
     }
 
     public func load() throws -> (Schedule, StoreRevision) {
@@ -61,26 +79,41 @@ public final class JSONFileRepository: ScheduleRepository {
         return (schedule, Self.revision(of: info))
     }
 
-    /// The schedule in the open file. The file is mapped, not copied, and its change log is
-    /// stepped over: a `JSONChangeLogSource` over a second descriptor decodes it when asked.
+    /// The schedule in the open file: through its index when the index holds these bytes, else
+    /// read whole. The file is mapped, not copied, and its change log is stepped over: a
+    /// `JSONChangeLogSource` over a second descriptor decodes it when asked.
     private func decode(_ fd: Int32, size: Int) throws -> (Schedule, Int) {
         guard size > 0 else { return try StoreFileCodec.decode([], path: path) }
+        if indexThreshold != nil, let opened = openThroughIndex(fd, size: size) { return opened }
         guard let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapping != MAP_FAILED else {
             let bytes = try readAll(fd, size: size)
             return try StoreFileCodec.decode(consume bytes, path: path)
         }
-        let (content, logRange) = try {
+        let (content, logRange, hash) = try {
             defer { munmap(mapping, size) }
             let buffer = UnsafeBufferPointer(start: mapping.assumingMemoryBound(to: UInt8.self), count: size)
-            return try StoreFileCodec.decodeContentDeferringLog(buffer, path: path)
+            let (content, logRange) = try StoreFileCodec.decodeContentDeferringLog(buffer, path: path)
+            // Hashed while the bytes are at hand, for the index this store is due.
+            let indexed = indexThreshold.map { content.shifts.count >= $0 } ?? false
+            return (content, logRange, indexed ? ContentHash.of(UnsafeRawBufferPointer(buffer)) : nil)
         }()
-        var source: JSONChangeLogSource?
-        if let logRange, logRange.count > 2 {
-            let copy = dup(fd)
-            guard copy >= 0 else { throw StorageError.unreadable(path: path, reason: String(cString: strerror(errno))) }
-            source = JSONChangeLogSource(descriptor: copy, range: logRange, path: path, version: content.version)
+        let source = try changeLogSource(fd, logRange, version: content.version)
+        if let hash {
+            let stamp = StoreIndex.Stamp(storeVersion: content.version, storeSize: size, storeHash: hash, changeLog: logRange)
+            if let schedule = rebuildIndex(content, of: fd, stamp: stamp, log: source) { return (schedule, content.version) }
+        } else if indexThreshold != nil {
+            removeIndexFile()
         }
         return (try content.schedule(path: path, changeLogSource: source), content.version)
+    }
+
+    /// A source for a change-log section (nil when there is none or it is empty), over a
+    /// descriptor of its own.
+    func changeLogSource(_ fd: Int32, _ range: Range<Int>?, version: Int) throws -> JSONChangeLogSource? {
+        guard let range, range.count > 2 else { return nil }
+        let copy = dup(fd)
+        guard copy >= 0 else { throw StorageError.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        return JSONChangeLogSource(descriptor: copy, range: range, path: path, version: version)
     }
 
     public func revision() throws -> StoreRevision {
@@ -105,19 +138,63 @@ public final class JSONFileRepository: ScheduleRepository {
         // The log left unread on opening is read now: a damaged one fails the save, it is never
         // written over as empty.
         try schedule.changeLog.prepare()
-        return try write(StoreFileCodec.encode(schedule))
+        let source = schedule.source as? JSONScheduleSource
+        guard indexThreshold != nil || source != nil else { return try write(StoreFileCodec.encode(schedule)) }
+        let shifts = schedule.shifts()
+        let (bytes, logRange) = StoreFileCodec.encode(schedule, shifts: shifts)
+        // The index is made before anything is written: a schedule over an index must read what
+        // was saved once it drops its changes (`ScheduleStore` rebases it on the source).
+        let keepsFile = indexThreshold.map { shifts.count >= $0 } ?? false
+        var index: (bytes: [UInt8], opened: StoreIndex)?
+        if keepsFile || source != nil {
+            let stamp = StoreIndex.Stamp(
+                storeVersion: StoreFileCodec.currentVersion, storeSize: bytes.count, storeHash: ContentHash.of(bytes), changeLog: logRange)
+            guard let indexBytes = StoreIndex.encode(catalog: schedule, shifts: shifts, stamp: stamp) else {
+                throw StorageError.writeFailed(path: path, reason: "the schedule's shifts refer to types or people it does not have")
+            }
+            index = (indexBytes, try indexed(indexBytes))
+        }
+        let (revision, descriptor) = try write(bytes, keepingDescriptor: source != nil)
+        if let index, keepsFile { writeIndexFile(index.bytes) }
+        if !keepsFile, indexThreshold != nil { removeIndexFile() }
+        if let source, let index, let descriptor {
+            // The new file's log, read through the descriptor of what was written.
+            var log: JSONChangeLogSource?
+            if logRange.count > 2 {
+                log = JSONChangeLogSource(descriptor: descriptor, range: logRange, path: path, version: StoreFileCodec.currentVersion)
+            } else {
+                close(descriptor)
+            }
+            source.replace(index: index.opened, log: log)
+        }
+        return revision
+    }
+
+    private func indexed(_ bytes: [UInt8]) throws -> StoreIndex {
+        do {
+            return try StoreIndex.reading(bytes)
+        } catch {
+            throw StorageError.writeFailed(path: path, reason: "the index made for the schedule does not read back (\(error))")
+        }
     }
 
     /// Writes bytes as the new store file, atomically. Public for tools that convert stores.
     @discardableResult
     public func write(_ bytes: [UInt8]) throws -> StoreRevision {
+        let (revision, _) = try write(bytes, keepingDescriptor: false)
+        return revision
+    }
+
+    /// Writes bytes as the new store file, atomically; with `keepingDescriptor`, also returns a
+    /// descriptor of the new file open for reading, which the caller closes.
+    private func write(_ bytes: [UInt8], keepingDescriptor: Bool) throws -> (StoreRevision, Int32?) {
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         removeStaleTemporaryFiles(in: directory, name: name)
         try backUpOlderVersion()
 
         let temporary = "\(directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StorageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
         var renamed = false
         var closed = false
@@ -129,15 +206,18 @@ public final class JSONFileRepository: ScheduleRepository {
         guard fsync(fd) == 0 else { throw StorageError.writeFailed(path: path, reason: "fsync: " + String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw StorageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        let kept = keepingDescriptor ? dup(fd) : -1
+        guard !keepingDescriptor || kept >= 0 else { throw StorageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
         close(fd)
         closed = true
         guard rename(temporary, path) == 0 else {
+            if kept >= 0 { close(kept) }
             throw StorageError.writeFailed(path: path, reason: "rename: " + String(cString: strerror(errno)))
         }
         renamed = true
         syncDirectory(directory)
         loadedVersion.withLock { $0 = StoreFileCodec.currentVersion }
-        return Self.revision(of: info)
+        return (Self.revision(of: info), kept >= 0 ? kept : nil)
     }
 
     // MARK: Helpers
@@ -162,7 +242,7 @@ public final class JSONFileRepository: ScheduleRepository {
         return bytes
     }
 
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }

@@ -152,11 +152,17 @@ struct JSONWriter {
     }
 
     /// A top-level section: `"name": [` then one element per line, then `]`.
-    mutating func section<C: Collection>(_ name: StaticString, _ items: C, last: Bool = false, _ write: (inout JSONWriter, C.Element) -> Void) {
+    /// - Returns: where the array lies in `bytes`, from `[` to `]`.
+    @discardableResult
+    mutating func section<C: Collection>(
+        _ name: StaticString, _ items: C, last: Bool = false, _ write: (inout JSONWriter, C.Element) -> Void
+    ) -> Range<Int> {
         newline(indent: 2)
         bytes.append(UInt8(ascii: "\""))
         raw(name)
-        raw("\": [")
+        raw("\": ")
+        let start = bytes.count
+        bytes.append(UInt8(ascii: "["))
         var first = true
         for item in items {
             if !first { bytes.append(UInt8(ascii: ",")) }
@@ -166,6 +172,8 @@ struct JSONWriter {
         }
         if !items.isEmpty { newline(indent: 2) }
         bytes.append(UInt8(ascii: "]"))
+        let end = bytes.count
         if !last { bytes.append(UInt8(ascii: ",")) }
+        return start..<end
     }
 }

@@ -18,7 +18,15 @@ public enum StoreFileCodec {
     /// The file's bytes for a schedule. Call `schedule.changeLog.prepare()` first when the
     /// schedule came from a JSON store: its log is read then, and a damaged one throws there.
     public static func encode(_ schedule: Schedule) -> [UInt8] {
-        var w = JSONWriter(capacity: 256 + schedule.shiftCount * 150 + schedule.changeLog.count * 600)
+        encode(schedule, shifts: schedule.shifts()).bytes
+    }
+
+    /// The file's bytes for a schedule whose shifts are `shifts`, written in that order, and
+    /// where the change-log array lies in them. Without `changeLog`, the section is written
+    /// empty (an index keeps the small parts of a store as a store file of their own).
+    static func encode(_ schedule: Schedule, shifts: [ScheduledShift], changeLog: Bool = true) -> (bytes: [UInt8], changeLog: Range<Int>) {
+        let entries = changeLog ? schedule.changeLog.count : 0
+        var w = JSONWriter(capacity: 256 + shifts.count * 150 + entries * 600 + schedule.personCount * 100)
         w.raw("{\n  \"format\": \"shiftscheduler\",\n  \"version\": ")
         w.int(currentVersion)
         w.raw(",\n  \"settings\": ")
@@ -50,7 +58,7 @@ public enum StoreFileCodec {
             if !person.attributes.isEmpty { w.key("attributes"); w.attributes(person.attributes) }
             w.endObject()
         }
-        w.section("shifts", schedule.shifts()) { w, shift in writeShift(shift, &w) }
+        w.section("shifts", shifts) { w, shift in writeShift(shift, &w) }
         w.section("demand", schedule.demand) { w, item in
             w.beginObject()
             w.key("id"); w.uuid(item.id.rawValue)
@@ -76,9 +84,9 @@ public enum StoreFileCodec {
             w.endObject()
         }
         w.section("requests", schedule.requests) { w, request in writeRequest(request, &w) }
-        w.section("changeLog", schedule.changeLog, last: true) { w, entry in writeLogEntry(entry, &w) }
+        let log = w.section("changeLog", changeLog ? schedule.changeLog : ChangeLog(), last: true) { w, entry in writeLogEntry(entry, &w) }
         w.raw("\n}\n")
-        return w.bytes
+        return (w.bytes, log)
     }
 
     private static func writeSettings(_ settings: StoreSettings, _ w: inout JSONWriter) {
@@ -90,7 +98,7 @@ public enum StoreFileCodec {
         w.endObject()
     }
 
-    private static func writeShift(_ shift: ScheduledShift, _ w: inout JSONWriter) {
+    static func writeShift(_ shift: ScheduledShift, _ w: inout JSONWriter) {
         w.beginObject()
         w.key("id"); w.uuid(shift.id.rawValue)
         w.key("shiftTypeID"); w.uuid(shift.shiftTypeID.rawValue)

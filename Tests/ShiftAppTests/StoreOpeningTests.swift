@@ -70,4 +70,88 @@ import Testing
         let text = try sandbox.run("--store", store, "log", "--limit", "1")
         #expect(text.stdout.contains("2026-01-01…2026-05-30") && text.stdout.contains("150 shifts"), "\(text.stdout)")
     }
+
+    /// Every command gives the same through a JSON store's index as from the file read whole:
+    /// `validate` (the peers' rules, the stock rules), a listing, a week's roster, an export.
+    @Test func aJSONStoreAnswersTheSameThroughItsIndexAsReadWhole() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try JSONFileRepository(path: sandbox.store).write(StoreFileCodec.encode(try Self.roster()))
+        let commands: [[String]] = [
+            ["validate", "--rules", Self.peerRules, "--score", "--limit", "0", "--format", "json"],
+            ["validate", "--rules", stockRules, "--score", "--format", "json"],
+            ["schedule", "list", "--from", "2026-01-20", "--to", "2026-01-22", "--format", "json"],
+            ["calendar", "roster", "--from", "2026-01-19", "--days", "7"],
+            ["export", "--file-format", "ics", "--person", "P3"],
+        ]
+        let index = JSONFileRepository.indexPath(for: sandbox.store)
+        #expect(Self.unstamped("BEGIN:VEVENT\r\nDTSTAMP:20260101T000000Z\r\nEND:VEVENT") == "BEGIN:VEVENT\nEND:VEVENT")
+        for command in commands {
+            let whole = try sandbox.run(arguments: command, environment: ["SHIFTCTL_JSON_INDEX": "off"])
+            #expect(!FileManager.default.fileExists(atPath: index), "off keeps none")
+            #expect(whole.status <= 1, "\(command): \(whole.stderr)")
+            // Made by the first run, used by the second.
+            for _ in 0..<2 {
+                let indexed = try sandbox.run(arguments: command, environment: ["SHIFTCTL_JSON_INDEX": "0"])
+                #expect(indexed.status == whole.status, "\(command): \(indexed.stderr)")
+                #expect(Self.unstamped(indexed.stdout) == Self.unstamped(whole.stdout), "\(command)")
+                #expect(FileManager.default.fileExists(atPath: index))
+            }
+            try FileManager.default.removeItem(atPath: index)
+        }
+        let bad = try sandbox.run(arguments: ["schedule", "list"], environment: ["SHIFTCTL_JSON_INDEX": "many"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "shiftctl: SHIFTCTL_JSON_INDEX: 'many' is neither off nor a number of shifts\n")
+    }
+
+    /// Output without iCalendar's `DTSTAMP` lines, which say when the export ran (its lines end
+    /// in CR LF, one `Character`, so lines are split at any line break).
+    static func unstamped(_ text: String) -> String {
+        text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).filter { !$0.hasPrefix("DTSTAMP:") }
+            .joined(separator: "\n")
+    }
+
+    /// A JSON store in a folder the user may not write opens and answers without writing its
+    /// index, whether it has none, a current one, or a stale one.
+    @Test(.enabled(if: ReadOnlyUser.launcher != nil, "needs a user without write access (runuser and nobody, as root)"))
+    func aJSONStoreInAFolderNobodyMayWriteWorksWithoutWritingItsIndex() throws {
+        let sandbox = try Sandbox()
+        let folder = sandbox.path + "/ro"
+        defer {
+            chmod(folder, 0o755)
+            chmod(folder + "/" + JSONFileRepository.indexFolderName, 0o755)
+            sandbox.remove()
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/schedule.json"
+        try JSONFileRepository(path: store).write(StoreFileCodec.encode(try Self.roster()))
+        let launcher = try #require(ReadOnlyUser.launcher)
+        let list = ["--store", "ro/schedule.json", "schedule", "list", "--from", "2026-01-20", "--to", "2026-01-20"]
+        let index = ["SHIFTCTL_JSON_INDEX": "0"]
+        let expected = try sandbox.run(arguments: list, environment: ["SHIFTCTL_JSON_INDEX": "off"])
+        #expect(expected.status == 0 && expected.stdout.contains("2026-01-20"), "\(expected.stderr)")
+
+        chmod(folder, 0o555)
+        let none = try sandbox.run(arguments: list, environment: index, launcher: launcher)
+        #expect(none.status == 0 && none.stdout == expected.stdout, "\(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: JSONFileRepository.indexPath(for: store)), "none could be written")
+
+        chmod(folder, 0o755)
+        _ = try sandbox.run(arguments: list, environment: index)
+        let made = try #require(FileManager.default.contents(atPath: JSONFileRepository.indexPath(for: store)))
+        chmod(folder + "/" + JSONFileRepository.indexFolderName, 0o555)
+        chmod(folder, 0o555)
+        let current = try sandbox.run(arguments: list, environment: index, launcher: launcher)
+        #expect(current.status == 0 && current.stdout == expected.stdout, "\(current.stderr)")
+
+        // The store changed behind the index's back: read as it is now, the index left as it was.
+        chmod(folder, 0o755)
+        let text = try String(contentsOfFile: store, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"P3\"", with: "\"Pia\"").write(toFile: store, atomically: false, encoding: .utf8)
+        chmod(folder, 0o555)
+        let stale = try sandbox.run(arguments: list, environment: index, launcher: launcher)
+        #expect(stale.status == 0, "\(stale.stderr)")
+        #expect(stale.stdout == expected.stdout.replacingOccurrences(of: "P3 ", with: "Pia"), "\(stale.stdout)")
+        #expect(FileManager.default.contents(atPath: JSONFileRepository.indexPath(for: store)) == made)
+    }
 }

@@ -29,6 +29,15 @@ struct Backend: CustomTestStringConvertible, Sendable {
         return (repository, { JSONFileRepository(path: path) }, directory)
     }
 
+    /// The JSON file store opened through its index file (kept from the first shift on).
+    static let jsonIndexed = Backend(name: "json file through its index") { schedule in
+        let directory = try TemporaryFolder()
+        let path = directory.file("schedule.json")
+        let repository = JSONFileRepository(path: path, indexThreshold: 0)
+        try repository.write(StoreFileCodec.encode(schedule))
+        return (repository, { JSONFileRepository(path: path, indexThreshold: 0) }, directory)
+    }
+
     static let sqlite = Backend(name: "sqlite") { schedule in
         let directory = try TemporaryFolder()
         let path = directory.file("schedule.sqlite")
@@ -46,7 +55,7 @@ struct Backend: CustomTestStringConvertible, Sendable {
     }
 
     /// Every backend; PostgreSQL when the tests have a server (or must have one: CI).
-    static let all: [Backend] = [.memory, .jsonFile, .sqlite] + (PostgresTestServer.enabled ? [.postgres] : [])
+    static let all: [Backend] = [.memory, .jsonFile, .jsonIndexed, .sqlite] + (PostgresTestServer.enabled ? [.postgres] : [])
 }
 
 /// The contract every repository keeps.

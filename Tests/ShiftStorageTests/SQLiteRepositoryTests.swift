@@ -89,46 +89,6 @@ import ShiftCore
 
     // MARK: Queries
 
-    @Test(arguments: [1, 2, 3]) func sourceQueriesAnswerAsTheScheduleInMemoryDoes(_ seed: UInt64) throws {
-        var random = SplitMix64(seed: seed)
-        let memory = try randomSchedule(shifts: 3_000, logEntries: 400, using: &random)
-        let (repository, _, directory) = try makeStore(memory)
-        let (loaded, _) = try repository.load()
-        let source = try #require(loaded.source)
-        let all = memory.shifts()
-        let range = try #require(memory.shiftDateRange)
-
-        #expect(source.shiftCount == all.count)
-        #expect(source.shiftDateRange == range)
-        for shift in all.shuffled(using: &random).prefix(50) {
-            #expect(source.shift(shift.id) == shift)
-        }
-        #expect(source.shift(ShiftID(uuid(999_999))) == nil)
-
-        for _ in 0..<300 {
-            let request = randomRequest(memory, range, using: &random)
-            #expect(source.shifts(request) == expected(request, all), "\(request)")
-            let query = ShiftQuery(
-                from: request.from, to: request.to, personID: request.personID, unassignedOnly: request.unassignedOnly,
-                shiftTypeIDs: request.shiftTypeIDs.map(Set.init), order: request.newestFirst ? .newestFirst : .oldestFirst,
-                limit: request.limit)
-            #expect(loaded.shifts(query) == memory.shifts(query), "\(query)")
-        }
-        for person in memory.people {
-            let from = range.lowerBound.adding(days: Int.random(in: 0...60, using: &random))
-            let to = from.adding(days: Int.random(in: 0...90, using: &random))
-            let references = all.filter { $0.personID == person.id && $0.date >= from && $0.date <= to }
-                .map { ShiftReference(date: $0.date, id: $0.id, type: $0.shiftTypeID) }.sorted()
-            #expect(source.shiftReferences(of: person.id, from: from, to: to) == references)
-            #expect(source.shiftCount(of: person.id, from: nil) == all.filter { $0.personID == person.id }.count)
-            #expect(source.shiftCount(of: person.id, from: from) == all.filter { $0.personID == person.id && $0.date >= from }.count)
-        }
-        for type in memory.shiftTypes {
-            #expect(source.shiftCount(ofType: type.id) == all.filter { $0.shiftTypeID == type.id }.count)
-        }
-        withExtendedLifetime(directory) {}
-    }
-
     @Test func manyThreadsReadAtOnceWhileAWriterCommits() async throws {
         var random = SplitMix64(seed: 3)
         let memory = try randomSchedule(shifts: 4_000, logEntries: 200, using: &random)
@@ -136,8 +96,8 @@ import ShiftCore
         let (loaded, _) = try repository.load()
         let source = try #require(loaded.source)
         let range = try #require(memory.shiftDateRange)
-        let requests = (0..<64).map { _ in randomRequest(memory, range, using: &random) }
-        let answers = requests.map { expected($0, memory.shifts()) }
+        let requests = (0..<64).map { _ in randomSourceRequest(memory, range, using: &random) }
+        let answers = requests.map { sourceAnswer($0, memory.shifts()) }
         let store = try ScheduleStore(repository: repository, actingUser: tester, environment: testEnvironment())
         let type = memory.shiftTypes[0].id
         // Commits dated after everything the readers ask about, so their answers stay the same.
@@ -158,25 +118,6 @@ import ShiftCore
         #expect(mismatches.withLock { $0 } == 0)
         #expect(source.takeFailure() == nil, "no reader met a lock")
         #expect(source.shiftCount == memory.shiftCount + 40)
-        withExtendedLifetime(directory) {}
-    }
-
-    @Test func idPrefixesSelectByText() throws {
-        var random = SplitMix64(seed: 7)
-        let memory = try randomSchedule(shifts: 2_000, logEntries: 0, using: &random)
-        let (repository, _, directory) = try makeStore(memory)
-        let source = try #require(try repository.load().0.source)
-        let byID = memory.shifts().sorted { $0.id < $1.id }
-        var prefixes = ["", "0", "f", "ff", "fff", "8", "a-", "zz", "A", "-", String(repeating: "f", count: 37)]
-        for shift in byID.shuffled(using: &random).prefix(40) {
-            prefixes.append(String(shift.id.description.prefix(Int.random(in: 1...36, using: &random))))
-        }
-        for prefix in prefixes {
-            for limit in [0, 1, 5, 10_000] {
-                let expected = Array(byID.filter { $0.id.description.hasPrefix(prefix) }.prefix(limit))
-                #expect(source.shifts(idPrefix: prefix, limit: limit) == expected, "prefix '\(prefix)' limit \(limit)")
-            }
-        }
         withExtendedLifetime(directory) {}
     }
 
@@ -599,36 +540,6 @@ import ShiftCore
     }
 
     // MARK: Helpers
-
-    private func expected(_ request: ShiftSourceRequest, _ all: [ScheduledShift]) -> [ScheduledShift] {
-        var selected = all.filter { shift in
-            shift.date >= request.from && shift.date <= request.to
-                && (request.personID.map { shift.personID == $0 } ?? true)
-                && (!request.unassignedOnly || shift.personID == nil)
-                && (request.shiftTypeIDs.map { $0.contains(shift.shiftTypeID) } ?? true)
-        }
-        selected.sort { ($0.date, $0.id) < ($1.date, $1.id) }
-        if request.newestFirst { selected.reverse() }
-        return Array(selected.prefix(request.limit ?? Int.max))
-    }
-
-    private func randomRequest(_ schedule: Schedule, _ range: ClosedRange<LocalDate>, using random: inout SplitMix64) -> ShiftSourceRequest {
-        let span = range.lowerBound.days(to: range.upperBound)
-        let from = range.lowerBound.adding(days: Int.random(in: -5...span, using: &random))
-        let to = from.adding(days: Int.random(in: -1...(span / 3), using: &random))
-        var request = ShiftSourceRequest(from: from, to: to)
-        switch Int.random(in: 0..<4, using: &random) {
-        case 0: request.personID = schedule.people.randomElement(using: &random)?.id
-        case 1: request.unassignedOnly = true
-        default: break
-        }
-        if Bool.random(using: &random) {
-            request.shiftTypeIDs = Array(schedule.shiftTypes.map(\.id).shuffled(using: &random).prefix(Int.random(in: 1...2, using: &random))).sorted()
-        }
-        request.newestFirst = Bool.random(using: &random)
-        if Bool.random(using: &random) { request.limit = Int.random(in: 0...40, using: &random) }
-        return request
-    }
 
     /// Every row of every table, in a fixed order: what a reader of the file would see.
     private func dump(_ path: String) throws -> [String] {

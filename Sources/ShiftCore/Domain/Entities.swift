@@ -160,7 +160,8 @@ public struct ScheduledShift: Identifiable, Codable, Hashable, Sendable {
         self.shiftTypeID = shiftTypeID
         self.date = date
         self.personID = personID
-        let custom = eventIdentifier == ScheduledShift.defaultEventIdentifier(for: id) ? nil : eventIdentifier
+        // Only a given UID is compared with the default (which is made as text).
+        let custom = eventIdentifier.flatMap { $0 == ScheduledShift.defaultEventIdentifier(for: id) ? nil : $0 }
         self.extras = Extras.make(notes: notes, attributes: attributes, customEventIdentifier: custom)
     }
 
