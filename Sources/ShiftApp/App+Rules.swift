@@ -133,8 +133,10 @@ extension App {
         // Over a store that reads on demand (SQLite, PostgreSQL), rules that go through every
         // shift get it read into memory once; person, day and demand phases read each person's
         // shifts (and each day's) from the store's indexes instead, so the whole schedule is
-        // never built. Neither reads the change log.
-        let schedule = engine.readsEveryShift ? try opened.materialized(readingChangeLog: false) : opened
+        // never built. A JSON store's index answers from memory: nothing is read twice. None of
+        // them reads the change log.
+        let answersFromMemory = opened.source?.answersFromMemory ?? true
+        let schedule = engine.readsEveryShift && !answersFromMemory ? try opened.materialized(readingChangeLog: false) : opened
         loadSeconds += lap()
         let violations = try engine.validate(schedule)
         let checkSeconds = lap()

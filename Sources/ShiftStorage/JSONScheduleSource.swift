@@ -36,6 +36,9 @@ final class JSONScheduleSource: ScheduleSource {
 
     var shiftCount: Int { index.shiftCount }
 
+    /// The index is held in memory: every query is a few binary searches over its columns.
+    var answersFromMemory: Bool { true }
+
     var shiftDateRange: ClosedRange<LocalDate>? {
         let index = index
         guard let first = index.dates.first, let last = index.dates.last else { return nil }

@@ -27,7 +27,11 @@ extension StoreIndex {
         guard let rows = Rows(shifts, people: people, types: types) else { return nil }
 
         var body = ByteSink(capacity: 128 + catalog.count + shifts.count * 72 + (people.count + types.count) * 20)
-        for count in [shifts.count, people.count, types.count, rows.extraRows.count, rows.byPerson.count, catalog.count, rows.extraBytes.count] {
+        let counts = [
+            shifts.count, people.count, types.count, rows.extraRows.count, rows.byPerson.count, catalog.count, rows.extraBytes.count,
+            rows.idTable.count,
+        ]
+        for count in counts {
             body.append(UInt64(count))
         }
         body.append(stamp.changeLog.map { UInt64($0.lowerBound) } ?? UInt64.max)
@@ -40,6 +44,7 @@ extension StoreIndex {
         body.part(rows.types)
         body.part(rows.persons)
         body.part(rows.byID)
+        body.part(rows.idTable)
         body.part(rows.byPerson)
         body.part(rows.personStarts)
         body.part(rows.typeCounts)
@@ -63,6 +68,7 @@ extension StoreIndex {
         var types: [UInt32] = []
         var persons: [UInt32] = []
         var byID: [UInt32] = []
+        var idTable: [UInt32] = []
         var byPerson: [UInt32] = []
         var personStarts: [UInt32] = []
         var typeCounts: [UInt32] = []
@@ -127,6 +133,16 @@ extension StoreIndex {
             byIDKeys.sort(by: Key.byDateAndID)
             for (a, b) in zip(byIDKeys, byIDKeys.dropFirst()) where a.high == b.high && a.low == b.low { return nil }
             byID = byIDKeys.map(\.input)
+
+            // Rows by id, for lookups in one probe or two: at most half the slots are taken.
+            var slots = 1
+            while slots <= 2 * count { slots <<= 1 }
+            idTable = Array(repeating: 0, count: slots)
+            for row in 0..<count {
+                var slot = StoreIndex.slot(of: (idWords[2 * row], idWords[2 * row + 1]), mask: slots - 1)
+                while idTable[slot] != 0 { slot = (slot + 1) & (slots - 1) }
+                idTable[slot] = UInt32(row + 1)
+            }
 
             // By person: a counting sort of the rows, which keeps their (date, id) order.
             personStarts = [0]

@@ -19,16 +19,17 @@ extension StoreIndex {
             personID: person == Self.noPerson ? nil : personIDs[Int(person)])
     }
 
-    /// The row of the shift with this id (a binary search of the rows by id).
+    /// The row of the shift with this id: a probe of the table of ids.
     func row(of id: ShiftID) -> Int? {
         let key = Self.orderWords(id)
-        var (low, high) = (0, byID.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if words(ofRow: Int(byID[middle])) < key { low = middle + 1 } else { high = middle }
+        let mask = idTable.count - 1
+        var slot = Self.slot(of: key, mask: mask)
+        while idTable[slot] != 0 {
+            let row = Int(idTable[slot]) - 1
+            if words(ofRow: row) == key { return row }
+            slot = (slot + 1) & mask
         }
-        guard low < byID.count, words(ofRow: Int(byID[low])) == key else { return nil }
-        return Int(byID[low])
+        return nil
     }
 
     /// The rows dated `from`…`to`, which lie together (rows are in date order).

@@ -16,11 +16,11 @@ import Synchronization
 /// | part | content |
 /// |---|---|
 /// | header, 64 bytes | magic `ShiftIdx`, format version (u32), store format version (u32), store size, store hash, body size, body hash, header hash (u64 each), 8 zero bytes |
-/// | counts | shifts N, people P, shift types T, shifts with extras E, assigned shifts A, catalog bytes C, extras bytes X, change-log start and end in the store file (u64 each; `u64.max` twice for none) |
+/// | counts | shifts N, people P, shift types T, shifts with extras E, assigned shifts A, catalog bytes C, extras bytes X, id table slots H, change-log start and end in the store file (u64 each; `u64.max` twice for none) |
 /// | catalog | C bytes: a store file holding everything but shifts and the change log |
 /// | people, types | P and T ids (16 bytes each, as two order words: the id's first and last 8 bytes read big-endian) |
 /// | rows | the N shifts by date, then id: ids (16 bytes), dates (i32 day numbers), type positions (u32), person positions (u32, `u32.max` for none) |
-/// | orders | rows by id (N × u32); assigned rows by person, date, id (A × u32) and where each person's run starts (P + 1 × u32); shifts per type (T × u32) |
+/// | orders | rows by id (N × u32); an open-addressing table of rows by id (H × u32, a power of two at least 2N: row + 1, or 0 for an empty slot); assigned rows by person, date, id (A × u32) and where each person's run starts (P + 1 × u32); shifts per type (T × u32) |
 /// | people's shifts | the assigned rows' ids, dates and types again, in that person order (A × 16 bytes, A × i32, A × u32): a person's timeline is read in one sweep |
 /// | extras | rows of shifts with notes, attributes or a calendar UID (E × u32, ascending), where each one's JSON starts (E + 1 × u64), then the X bytes of JSON |
 ///
@@ -51,6 +51,8 @@ final class StoreIndex: @unchecked Sendable {
     let types: UnsafeBufferPointer<UInt32>
     let persons: UnsafeBufferPointer<UInt32>
     let byID: UnsafeBufferPointer<UInt32>
+    /// Rows by id, open addressing with linear probing: row + 1, 0 for an empty slot.
+    let idTable: UnsafeBufferPointer<UInt32>
     let byPerson: UnsafeBufferPointer<UInt32>
     let personStarts: UnsafeBufferPointer<UInt32>
     let typeCounts: UnsafeBufferPointer<UInt32>
@@ -147,6 +149,7 @@ final class StoreIndex: @unchecked Sendable {
         types = layout.typeColumn
         persons = layout.personColumn
         byID = layout.byID
+        idTable = layout.idTable
         byPerson = layout.byPerson
         personStarts = layout.personStarts
         typeCounts = layout.typeCounts
@@ -174,6 +177,16 @@ final class StoreIndex: @unchecked Sendable {
     }
 
     func words(ofRow row: Int) -> (UInt64, UInt64) { (idWords[2 * row], idWords[2 * row + 1]) }
+
+    /// Where an id's probe starts in the table of ids: its words mixed, so that ids that differ
+    /// in a few bits (made in sequence) spread over the table.
+    static func slot(of words: (UInt64, UInt64), mask: Int) -> Int {
+        var h = words.0 &* 0x9E37_79B9_7F4A_7C15 ^ words.1
+        h ^= h >> 32
+        h &*= 0xD6E8_FEB8_6659_FD93
+        h ^= h >> 32
+        return Int(truncatingIfNeeded: h) & mask
+    }
 }
 
 /// Why an index was not used.
@@ -202,6 +215,7 @@ extension StoreIndex {
         var typeColumn: UnsafeBufferPointer<UInt32>
         var personColumn: UnsafeBufferPointer<UInt32>
         var byID: UnsafeBufferPointer<UInt32>
+        var idTable: UnsafeBufferPointer<UInt32>
         var byPerson: UnsafeBufferPointer<UInt32>
         var personStarts: UnsafeBufferPointer<UInt32>
         var typeCounts: UnsafeBufferPointer<UInt32>
@@ -219,14 +233,15 @@ extension StoreIndex {
             guard ContentHash.of(body) == header.bodyHash else { throw .damaged("the body fails its hash") }
             self.header = header
             var cursor = ByteCursor(body)
-            let counts = try cursor.array(UInt64.self, 9)
-            guard counts[0..<7].allSatisfy({ $0 <= UInt64(body.count) }) else { throw .damaged("a count beyond the file") }
+            let counts = try cursor.array(UInt64.self, 10)
+            guard counts[0..<8].allSatisfy({ $0 <= UInt64(body.count) }) else { throw .damaged("a count beyond the file") }
             let (n, p, t, e, a, c, x) = (Int(counts[0]), Int(counts[1]), Int(counts[2]), Int(counts[3]), Int(counts[4]), Int(counts[5]), Int(counts[6]))
-            if counts[7] == UInt64.max, counts[8] == UInt64.max {
+            let h = Int(counts[7])
+            if counts[8] == UInt64.max, counts[9] == UInt64.max {
                 changeLog = nil
             } else {
-                guard counts[7] <= counts[8], counts[8] <= UInt64(header.storeSize) else { throw .damaged("the change log lies outside the store") }
-                changeLog = Int(counts[7])..<Int(counts[8])
+                guard counts[8] <= counts[9], counts[9] <= UInt64(header.storeSize) else { throw .damaged("the change log lies outside the store") }
+                changeLog = Int(counts[8])..<Int(counts[9])
             }
             catalog = try cursor.bytes(c)
             let peopleWords = try cursor.array(UInt64.self, 2 * p)
@@ -238,6 +253,7 @@ extension StoreIndex {
             typeColumn = try cursor.array(UInt32.self, n)
             personColumn = try cursor.array(UInt32.self, n)
             byID = try cursor.array(UInt32.self, n)
+            idTable = try cursor.array(UInt32.self, h)
             byPerson = try cursor.array(UInt32.self, a)
             personStarts = try cursor.array(UInt32.self, p + 1)
             typeCounts = try cursor.array(UInt32.self, t)
@@ -263,6 +279,9 @@ extension StoreIndex {
                 guard personColumn[row] == StoreIndex.noPerson || personColumn[row] < UInt32(people) else { throw .damaged("a shift's person is out of range") }
             }
             guard byID.allSatisfy({ $0 < UInt32(rows) }), byPerson.allSatisfy({ $0 < UInt32(rows) }) else { throw .damaged("an order names a row out of range") }
+            // A power of two with a free slot (a probe always ends), naming rows that exist.
+            guard idTable.count > rows, idTable.count & (idTable.count - 1) == 0, idTable.allSatisfy({ $0 <= UInt32(rows) }),
+                  idTable.reduce(0, { $0 + ($1 == 0 ? 0 : 1) }) <= rows else { throw .damaged("the table of ids is out of shape") }
             guard personStarts.first == 0, personStarts.last == UInt32(byPerson.count),
                   zip(personStarts, personStarts.dropFirst()).allSatisfy({ $0 <= $1 }) else { throw .damaged("the people's runs are out of order") }
             guard typeCounts.reduce(0, { $0 + Int($1) }) == rows else { throw .damaged("the counts per type do not add up") }

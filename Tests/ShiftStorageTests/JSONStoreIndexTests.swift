@@ -160,17 +160,15 @@ import TestSupport
             case .empty: bytes = []
             case .foreignMagic: bytes[0] = UInt8(ascii: "X")
             case .otherFormatVersion:
-                // A well-formed header of another version: its own hash made right.
+                // A well-formed header of another version: its hashes made right.
                 bytes[8] = 99
-                let hash = ContentHash.of(Array(bytes[0..<48]))
-                withUnsafeBytes(of: hash.littleEndian) { for (n, byte) in $0.enumerated() { bytes[48 + n] = byte } }
+                JSONStoreIndexTests.remakeHashes(&bytes)
             case .garbage:
                 var random = SplitMix64(seed: 3)
                 bytes = (0..<bytes.count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             case .claimsAnotherStoreSize:
                 bytes[16] ^= 1
-                let hash = ContentHash.of(Array(bytes[0..<48]))
-                withUnsafeBytes(of: hash.littleEndian) { for (n, byte) in $0.enumerated() { bytes[48 + n] = byte } }
+                JSONStoreIndexTests.remakeHashes(&bytes)
             }
             return bytes
         }
@@ -191,6 +189,46 @@ import TestSupport
         let made = try #require(bytes(index))
         #expect(try StoreIndex.reading(made).header.storeHash == ContentHash.of(try #require(bytes(path))), "a sound index again")
         withExtendedLifetime(folder) {}
+    }
+
+    /// Damage that keeps the hashes right (made right again after a byte changed) is refused
+    /// by the bounds checks, or leaves an index whose every lookup stays in bounds.
+    @Test func anIndexDamagedBehindItsHashesNeverReadsOutOfBounds() throws {
+        var random = SplitMix64(seed: 8)
+        let schedule = try randomSchedule(shifts: 300, logEntries: 0, using: &random)
+        let stamp = StoreIndex.Stamp(storeVersion: 4, storeSize: 1_000, storeHash: 1, changeLog: nil)
+        let good = try #require(StoreIndex.encode(catalog: schedule, shifts: schedule.shifts(), stamp: stamp))
+        var refused = 0
+        for _ in 0..<300 {
+            var bytes = good
+            let at = StoreIndex.headerSize + Int(random.next() % UInt64(bytes.count - StoreIndex.headerSize))
+            bytes[at] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            Self.remakeHashes(&bytes)
+            guard let index = try? StoreIndex.reading(bytes) else {
+                refused += 1
+                continue
+            }
+            for row in 0..<index.shiftCount {
+                _ = try? index.shift(atRow: row)
+                _ = index.row(of: index.columnShift(atRow: row).id)
+            }
+            for person in index.personIDs.indices {
+                _ = index.personRun(person, from: .minimum, to: .maximum).map(index.personReference)
+            }
+            _ = index.rows(from: .minimum, to: .maximum)
+            _ = index.rows(idPrefix: "a", limit: 10)
+            _ = try? index.row(customEventIdentifier: "x")
+        }
+        #expect(refused > 0)
+    }
+
+    /// The body's and the header's hashes of an index's bytes, made for the bytes as they are.
+    static func remakeHashes(_ bytes: inout [UInt8]) {
+        func put(_ value: UInt64, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { for (n, byte) in $0.enumerated() { bytes[offset + n] = byte } }
+        }
+        put(ContentHash.of(Array(bytes[StoreIndex.headerSize...])), at: 40)
+        put(ContentHash.of(Array(bytes[0..<48])), at: 48)
     }
 
     @Test func aDeletedIndexIsMadeAgain() throws {

@@ -94,6 +94,12 @@ public protocol ScheduleSource: ChangeLogSource {
     /// Shifts whose id, as lowercase text, starts with `prefix`, in id order, at most `limit`.
     func shifts(idPrefix: String, limit: Int) -> [ScheduledShift]
 
+    /// Whether the source answers from memory (a JSON store's index, read whole), so that a
+    /// query costs about what it costs on a schedule held in memory. Whole-schedule work then
+    /// runs over the source rather than reading every shift into memory first. False unless a
+    /// source says otherwise (a database answers each query with a round trip).
+    var answersFromMemory: Bool { get }
+
     // MARK: Failures
 
     /// The first read that failed since the last call (nil when all succeeded), and forgets it.
@@ -138,6 +144,10 @@ public struct ShiftReference: Hashable, Sendable, Comparable {
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.date != rhs.date ? lhs.date < rhs.date : lhs.id < rhs.id }
+}
+
+extension ScheduleSource {
+    public var answersFromMemory: Bool { false }
 }
 
 extension ChangeLogSource {
