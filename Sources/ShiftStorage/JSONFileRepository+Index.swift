@@ -52,9 +52,9 @@ extension JSONFileRepository {
             storage.deallocate()
             return nil
         }
-        guard let index = try? StoreIndex.reading(storage), index.header == header else { return nil }
+        guard let index = try? StoreIndex.reading(storage), index.columns.header == header else { return nil }
         do {
-            let log = try changeLogSource(fd, index.changeLog, version: header.storeVersion)
+            let log = try changeLogSource(fd, index.columns.changeLog, version: header.storeVersion)
             return (try schedule(over: index, log: log), header.storeVersion)
         } catch {
             return nil
@@ -66,7 +66,7 @@ extension JSONFileRepository {
     /// - Throws: when the catalog does not decode or does not hold the people and types the
     ///   index's shifts name.
     func schedule(over index: StoreIndex, log: (any ChangeLogSource)?) throws -> Schedule {
-        let catalog = try StoreFileCodec.decodeContent(Array(UnsafeRawBufferPointer(index.catalog)), path: path)
+        let catalog = try StoreFileCodec.decodeContent(Array(UnsafeRawBufferPointer(index.columns.catalog)), path: path)
         guard Set(catalog.people.map(\.id)) == Set(index.personIDs), Set(catalog.shiftTypes.map(\.id)) == Set(index.typeIDs) else {
             throw StoreIndexError.damaged("the catalog does not match the shifts")
         }

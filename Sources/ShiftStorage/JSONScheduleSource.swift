@@ -41,7 +41,7 @@ final class JSONScheduleSource: ScheduleSource {
 
     var shiftDateRange: ClosedRange<LocalDate>? {
         let index = index
-        guard let first = index.dates.first, let last = index.dates.last else { return nil }
+        guard let first = index.columns.dates.first, let last = index.columns.dates.last else { return nil }
         return LocalDate(dayNumber: first)...LocalDate(dayNumber: last)
     }
 
@@ -69,8 +69,8 @@ final class JSONScheduleSource: ScheduleSource {
         if types?.isEmpty == true { return [] }
         var result: [ScheduledShift] = []
         func take(_ row: Int) -> Bool {
-            if let types, !types.contains(index.types[row]) { return true }
-            if request.unassignedOnly, index.persons[row] != StoreIndex.noPerson { return true }
+            if let types, !types.contains(index.columns.types[row]) { return true }
+            if request.unassignedOnly, index.columns.persons[row] != StoreIndex.noPerson { return true }
             result.append(shift(index, row))
             return result.count < limit
         }
@@ -78,9 +78,9 @@ final class JSONScheduleSource: ScheduleSource {
             guard let position = index.personPositions[person] else { return [] }
             let run = index.personRun(position, from: request.from, to: request.to)
             if request.newestFirst {
-                for place in run.reversed() where !take(Int(index.byPerson[place])) { break }
+                for place in run.reversed() where !take(Int(index.columns.byPerson[place])) { break }
             } else {
-                for place in run where !take(Int(index.byPerson[place])) { break }
+                for place in run where !take(Int(index.columns.byPerson[place])) { break }
             }
         } else {
             let rows = index.rows(from: request.from, to: request.to)
@@ -101,7 +101,7 @@ final class JSONScheduleSource: ScheduleSource {
 
     func shiftCount(ofType type: ShiftTypeID) -> Int {
         let index = index
-        return index.typePositions[type].map { Int(index.typeCounts[$0]) } ?? 0
+        return index.typePositions[type].map { Int(index.columns.typeCounts[$0]) } ?? 0
     }
 
     func shiftCount(of person: PersonID, from: LocalDate?) -> Int {

@@ -35,34 +35,13 @@ final class StoreIndex: @unchecked Sendable {
     static let headerSize = 64
     static let noPerson = UInt32.max
 
-    let header: Header
-    /// Where the store file's change-log array lies (nil: no change-log section).
-    let changeLog: Range<Int>?
-    /// A store file of the catalog: everything but the shifts and the change log.
-    let catalog: UnsafeRawBufferPointer
+    /// Where each part lies, and the parts themselves.
+    let columns: Columns
     let shiftCount: Int
     let personIDs: [PersonID]
     let typeIDs: [ShiftTypeID]
     let personPositions: [PersonID: Int]
     let typePositions: [ShiftTypeID: Int]
-    /// Two order words per row.
-    let idWords: UnsafeBufferPointer<UInt64>
-    let dates: UnsafeBufferPointer<Int32>
-    let types: UnsafeBufferPointer<UInt32>
-    let persons: UnsafeBufferPointer<UInt32>
-    let byID: UnsafeBufferPointer<UInt32>
-    /// Rows by id, open addressing with linear probing: row + 1, 0 for an empty slot.
-    let idTable: UnsafeBufferPointer<UInt32>
-    let byPerson: UnsafeBufferPointer<UInt32>
-    let personStarts: UnsafeBufferPointer<UInt32>
-    let typeCounts: UnsafeBufferPointer<UInt32>
-    /// The ids (two order words each), dates and types of `byPerson`'s rows, in its order.
-    let personIDWords: UnsafeBufferPointer<UInt64>
-    let personDates: UnsafeBufferPointer<Int32>
-    let personTypes: UnsafeBufferPointer<UInt32>
-    let extraRows: UnsafeBufferPointer<UInt32>
-    let extraOffsets: UnsafeBufferPointer<UInt64>
-    let extraBytes: UnsafeRawBufferPointer
     private let storage: UnsafeMutableRawBufferPointer
     /// Rows by custom calendar UID, made the first time one is asked for.
     let customUIDs = Mutex<[String: Int]?>(nil)
@@ -119,8 +98,7 @@ final class StoreIndex: @unchecked Sendable {
     /// index; otherwise frees it and throws.
     static func reading(_ storage: UnsafeMutableRawBufferPointer) throws(StoreIndexError) -> StoreIndex {
         do throws(StoreIndexError) {
-            let layout = try Layout(UnsafeRawBufferPointer(storage))
-            return StoreIndex(storage: storage, layout: layout)
+            return StoreIndex(storage: storage, columns: try Columns(UnsafeRawBufferPointer(storage)))
         } catch {
             storage.deallocate()
             throw error
@@ -134,31 +112,14 @@ final class StoreIndex: @unchecked Sendable {
         return try reading(UnsafeMutableRawBufferPointer(rebasing: storage[0..<bytes.count]))
     }
 
-    private init(storage: UnsafeMutableRawBufferPointer, layout: Layout) {
+    private init(storage: UnsafeMutableRawBufferPointer, columns: Columns) {
         self.storage = storage
-        header = layout.header
-        changeLog = layout.changeLog
-        catalog = layout.catalog
-        shiftCount = layout.dates.count
-        personIDs = layout.people.map { PersonID(Self.uuid($0)) }
-        typeIDs = layout.types.map { ShiftTypeID(Self.uuid($0)) }
+        self.columns = columns
+        shiftCount = columns.dates.count
+        personIDs = columns.people.map { PersonID(Self.uuid($0)) }
+        typeIDs = columns.typeTable.map { ShiftTypeID(Self.uuid($0)) }
         personPositions = Dictionary(uniqueKeysWithValues: personIDs.enumerated().map { ($1, $0) })
         typePositions = Dictionary(uniqueKeysWithValues: typeIDs.enumerated().map { ($1, $0) })
-        idWords = layout.idWords
-        dates = layout.dates
-        types = layout.typeColumn
-        persons = layout.personColumn
-        byID = layout.byID
-        idTable = layout.idTable
-        byPerson = layout.byPerson
-        personStarts = layout.personStarts
-        typeCounts = layout.typeCounts
-        personIDWords = layout.personIDWords
-        personDates = layout.personDates
-        personTypes = layout.personTypes
-        extraRows = layout.extraRows
-        extraOffsets = layout.extraOffsets
-        extraBytes = layout.extraBytes
     }
 
     deinit { storage.deallocate() }
@@ -176,7 +137,7 @@ final class StoreIndex: @unchecked Sendable {
         withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian)) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
 
-    func words(ofRow row: Int) -> (UInt64, UInt64) { (idWords[2 * row], idWords[2 * row + 1]) }
+    func words(ofRow row: Int) -> (UInt64, UInt64) { (columns.idWords[2 * row], columns.idWords[2 * row + 1]) }
 
     /// Where an id's probe starts in the table of ids: its words mixed, so that ids that differ
     /// in a few bits (made in sequence) spread over the table.
@@ -202,29 +163,37 @@ enum StoreIndexError: Error, Equatable {
 }
 
 extension StoreIndex {
-    /// Where each part lies in an index's bytes, found and bounds-checked before anything is
-    /// read from them: a damaged index is refused here, never read out of bounds later.
-    private struct Layout {
-        var header: Header
-        var changeLog: Range<Int>?
-        var catalog: UnsafeRawBufferPointer
-        var people: [(UInt64, UInt64)]
-        var types: [(UInt64, UInt64)]
-        var idWords: UnsafeBufferPointer<UInt64>
-        var dates: UnsafeBufferPointer<Int32>
-        var typeColumn: UnsafeBufferPointer<UInt32>
-        var personColumn: UnsafeBufferPointer<UInt32>
-        var byID: UnsafeBufferPointer<UInt32>
-        var idTable: UnsafeBufferPointer<UInt32>
-        var byPerson: UnsafeBufferPointer<UInt32>
-        var personStarts: UnsafeBufferPointer<UInt32>
-        var typeCounts: UnsafeBufferPointer<UInt32>
-        var personIDWords: UnsafeBufferPointer<UInt64>
-        var personDates: UnsafeBufferPointer<Int32>
-        var personTypes: UnsafeBufferPointer<UInt32>
-        var extraRows: UnsafeBufferPointer<UInt32>
-        var extraOffsets: UnsafeBufferPointer<UInt64>
-        var extraBytes: UnsafeRawBufferPointer
+    /// The parts of an index's bytes, found and bounds-checked before anything is read from
+    /// them: a damaged index is refused here, never read out of bounds later. The pointers are
+    /// into the index's storage and live as long as it.
+    struct Columns {
+        let header: Header
+        /// Where the store file's change-log array lies (nil: no change-log section).
+        let changeLog: Range<Int>?
+        /// A store file of the catalog: everything but the shifts and the change log.
+        let catalog: UnsafeRawBufferPointer
+        /// The people's and the shift types' ids, as order words.
+        let people: [(UInt64, UInt64)]
+        let typeTable: [(UInt64, UInt64)]
+        /// Two order words per row.
+        let idWords: UnsafeBufferPointer<UInt64>
+        let dates: UnsafeBufferPointer<Int32>
+        /// Positions in `typeTable` and `people` (`noPerson` for none).
+        let types: UnsafeBufferPointer<UInt32>
+        let persons: UnsafeBufferPointer<UInt32>
+        let byID: UnsafeBufferPointer<UInt32>
+        /// Rows by id, open addressing with linear probing: row + 1, 0 for an empty slot.
+        let idTable: UnsafeBufferPointer<UInt32>
+        let byPerson: UnsafeBufferPointer<UInt32>
+        let personStarts: UnsafeBufferPointer<UInt32>
+        let typeCounts: UnsafeBufferPointer<UInt32>
+        /// The ids (two order words each), dates and types of `byPerson`'s rows, in its order.
+        let personIDWords: UnsafeBufferPointer<UInt64>
+        let personDates: UnsafeBufferPointer<Int32>
+        let personTypes: UnsafeBufferPointer<UInt32>
+        let extraRows: UnsafeBufferPointer<UInt32>
+        let extraOffsets: UnsafeBufferPointer<UInt64>
+        let extraBytes: UnsafeRawBufferPointer
 
         init(_ bytes: UnsafeRawBufferPointer) throws(StoreIndexError) {
             guard let header = Header(bytes) else { throw .foreign }
@@ -247,11 +216,11 @@ extension StoreIndex {
             let peopleWords = try cursor.array(UInt64.self, 2 * p)
             people = (0..<p).map { (peopleWords[2 * $0], peopleWords[2 * $0 + 1]) }
             let typeWords = try cursor.array(UInt64.self, 2 * t)
-            types = (0..<t).map { (typeWords[2 * $0], typeWords[2 * $0 + 1]) }
+            typeTable = (0..<t).map { (typeWords[2 * $0], typeWords[2 * $0 + 1]) }
             idWords = try cursor.array(UInt64.self, 2 * n)
             dates = try cursor.array(Int32.self, n)
-            typeColumn = try cursor.array(UInt32.self, n)
-            personColumn = try cursor.array(UInt32.self, n)
+            types = try cursor.array(UInt32.self, n)
+            persons = try cursor.array(UInt32.self, n)
             byID = try cursor.array(UInt32.self, n)
             idTable = try cursor.array(UInt32.self, h)
             byPerson = try cursor.array(UInt32.self, a)
@@ -275,8 +244,8 @@ extension StoreIndex {
                 let key = (dates[row], idWords[2 * row], idWords[2 * row + 1])
                 guard row == 0 || key > previous else { throw .damaged("rows out of order") }
                 previous = key
-                guard typeColumn[row] < UInt32(types) else { throw .damaged("a shift's type is out of range") }
-                guard personColumn[row] == StoreIndex.noPerson || personColumn[row] < UInt32(people) else { throw .damaged("a shift's person is out of range") }
+                guard self.types[row] < UInt32(types) else { throw .damaged("a shift's type is out of range") }
+                guard persons[row] == StoreIndex.noPerson || persons[row] < UInt32(people) else { throw .damaged("a shift's person is out of range") }
             }
             guard byID.allSatisfy({ $0 < UInt32(rows) }), byPerson.allSatisfy({ $0 < UInt32(rows) }) else { throw .damaged("an order names a row out of range") }
             // A power of two with a free slot (a probe always ends), naming rows that exist.

@@ -187,7 +187,7 @@ import TestSupport
         #expect(loaded.shifts() == expected.shifts())
         #expect(indexIsCurrent(path))
         let made = try #require(bytes(index))
-        #expect(try StoreIndex.reading(made).header.storeHash == ContentHash.of(try #require(bytes(path))), "a sound index again")
+        #expect(try StoreIndex.reading(made).columns.header.storeHash == ContentHash.of(try #require(bytes(path))), "a sound index again")
         withExtendedLifetime(folder) {}
     }
 
