@@ -80,13 +80,15 @@ public enum StoreKind: String, CaseIterable, Sendable {
         }
     }
 
-    /// Removes a store's files (the store, its lock, and SQLite's journal files): undoes a store
-    /// that a failed `init` or import created.
+    /// Removes a store's files (the store, its lock, a JSON store's index and SQLite's journal
+    /// files): undoes a store that a failed `init` or import created.
     public func removeFiles(at path: String) {
         // Nothing to remove on a server: a schema is only ever created whole (one transaction),
         // and dropping one could drop what another store or another application keeps there.
         guard self != .postgres else { return }
         let companions = self == .json ? [".lock"] : ["-wal", "-shm", "-journal", ".lock"]
         for suffix in [""] + companions { try? FileManager.default.removeItem(atPath: path + suffix) }
+        // Reading a JSON store back (migrate checks its copy) may have made its index.
+        if self == .json { try? FileManager.default.removeItem(atPath: JSONFileRepository.indexPath(for: path)) }
     }
 }

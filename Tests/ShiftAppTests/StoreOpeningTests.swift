@@ -1,4 +1,5 @@
 import Foundation
+import ShiftApp
 import ShiftCore
 import ShiftStorage
 import TestSupport
@@ -102,6 +103,19 @@ import Testing
         let bad = try sandbox.run(arguments: ["schedule", "list"], environment: ["SHIFTCTL_JSON_INDEX": "many"])
         #expect(bad.status == 2)
         #expect(bad.stderr == "shiftctl: SHIFTCTL_JSON_INDEX: 'many' is neither off nor a number of shifts\n")
+    }
+
+    /// Undoing a JSON store (a failed `migrate` checked its copy by reading it) takes its index.
+    @Test func removingAJSONStoresFilesTakesItsIndex() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try JSONFileRepository(path: sandbox.store).write(StoreFileCodec.encode(try Self.roster()))
+        _ = try JSONFileRepository(path: sandbox.store, indexThreshold: 0).load()
+        let index = JSONFileRepository.indexPath(for: sandbox.store)
+        #expect(FileManager.default.fileExists(atPath: index))
+        StoreKind.json.removeFiles(at: sandbox.store)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+        #expect(!FileManager.default.fileExists(atPath: index))
     }
 
     /// Output without iCalendar's `DTSTAMP` lines, which say when the export ran (its lines end
