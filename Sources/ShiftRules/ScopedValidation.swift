@@ -16,6 +16,7 @@ import ShiftCore
 ///
 /// Each validator owns a Lua state of its own (made with the engine's configuration): use one per
 /// thread.
+///
 /// During a solve only shifts change hands, so a person phase given the same timeline gives the
 /// same findings. With `remembersPersonPhases` (the default) each rule's findings per person are
 /// kept with what the call read of the timeline (`PersonPhaseMemo`), and a later call that
@@ -25,10 +26,16 @@ import ShiftCore
 package final class ScopedValidator {
     private let state: EngineState
     private let memo: PersonPhaseMemo?
+    /// The person-phase rules, those whose findings are errors first (so that an error limit
+    /// stops a person's phases early), made once.
+    private let personRules: [LoadedRule]
 
     package init(_ engine: RuleEngine, remembersPersonPhases: Bool = true) throws {
         state = try EngineState(engine.configuration)
         memo = remembersPersonPhases ? PersonPhaseMemo() : nil
+        personRules = state.personPhaseRules(only: nil).enumerated()
+            .sorted { ($0.element.info.severity == .error ? 0 : 1, $0.offset) < ($1.element.info.severity == .error ? 0 : 1, $1.offset) }
+            .map(\.element)
     }
 
     /// Person-phase calls answered from memory, and calls made, so far.
@@ -56,7 +63,7 @@ package final class ScopedValidator {
     /// The findings of `people`'s person phases, of `days`' day phases and, with `rest`, of the
     /// unscoped part, all on `schedule`.
     package func evaluate(_ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool) throws -> Findings {
-        try state.scoped(schedule, people: people, days: days, rest: rest, memo: memo, errorLimits: nil)!
+        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: nil)!
     }
 
     /// How many errors each person and each day (in the order asked) may have.
@@ -77,30 +84,31 @@ package final class ScopedValidator {
     package func evaluate(
         _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, errorLimits: ErrorLimits
     ) throws -> Findings? {
-        try state.scoped(schedule, people: people, days: days, rest: rest, memo: memo, errorLimits: errorLimits)
+        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: errorLimits)
     }
 }
 
 extension EngineState {
+    /// The errors among the findings collected since `start`.
+    func errors(since start: Int) -> Int { collected[start...].count { $0.severity == .error } }
+
     func scoped(
-        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, memo: PersonPhaseMemo?, errorLimits: ScopedValidator.ErrorLimits?
+        _ schedule: Schedule, people: [PersonID], personRules: [LoadedRule], days: [LocalDate], rest: Bool, memo: PersonPhaseMemo?,
+        errorLimits: ScopedValidator.ErrorLimits?
     ) throws -> ScopedValidator.Findings? {
         try evaluating(schedule) {
             var findings = ScopedValidator.Findings(people: [], days: [], rest: nil)
-            // With limits the days go first (their demand phases are mostly remembered, so they
-            // are cheap), and the rules whose findings are errors lead, so that a limit stops early.
+            // The days go first: their demand phases are mostly remembered, so they are cheap to
+            // hold against a limit before the people's phases run.
             let dayRules = dayPhaseRules(only: nil)
             let demandRules = demandPhaseRules(only: nil)
             for (index, day) in days.enumerated() {
                 let start = collectedCount
                 try checkDays(schedule, rules: dayRules, days: [day][...])
                 try checkDemand(schedule, rules: demandRules, days: [day][...])
-                if let limit = errorLimits?.days[index], collected[start...].count(where: { $0.severity == .error }) > limit { return nil }
+                if let limit = errorLimits?.days[index], errors(since: start) > limit { return nil }
                 findings.days.append(collected(since: start))
             }
-            let personRules = personPhaseRules(only: nil).enumerated()
-                .sorted { ($0.element.info.severity == .error ? 0 : 1, $0.offset) < ($1.element.info.severity == .error ? 0 : 1, $1.offset) }
-                .map(\.element)
             for (index, person) in people.enumerated() {
                 let start = collectedCount
                 let limit = errorLimits?.people[index]
@@ -109,7 +117,7 @@ extension EngineState {
                 } else {
                     let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
                     try checkPeople(schedule, rules: personRules, groups: [group][...])
-                    if let limit, collected[start...].count(where: { $0.severity == .error }) > limit { return nil }
+                    if let limit, errors(since: start) > limit { return nil }
                 }
                 findings.people.append(collected(since: start))
             }
@@ -137,21 +145,16 @@ extension EngineState {
         _ schedule: Schedule, _ person: PersonID, rules phased: [LoadedRule], memo: PersonPhaseMemo, errorLimit: Int? = nil
     ) throws -> Bool {
         guard !phased.isEmpty else { return true }
-        var errors = 0
-        func withinLimit(from start: Int) -> Bool {
-            guard let errorLimit else { return true }
-            errors += collected[start...].count { $0.severity == .error }
-            return errors <= errorLimit
-        }
+        let first = collected.count
+        func withinLimit() -> Bool { errorLimit.map { errors(since: first) <= $0 } ?? true }
         let shifts = schedule.timeline(of: person)
         var keys = PersonPhaseMemo.Keys(shifts)
         var arguments: (people: LuaValue, schedule: LuaValue)?
         defer { if arguments != nil { api.dropTimelines() } }
         for (index, rule) in phased.enumerated() {
             if let found = memo.findings(rule: index, person: person, keys: &keys) {
-                let start = collected.count
                 collected.append(contentsOf: found)
-                if !withinLimit(from: start) { return false }
+                if !withinLimit() { return false }
                 continue
             }
             if arguments == nil {
@@ -172,7 +175,7 @@ extension EngineState {
                 let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
                 memo.remember(rule: index, person: person, columns: columns, keys: &keys, findings: Array(collected[start...]))
             }
-            if !withinLimit(from: start) { return false }
+            if !withinLimit() { return false }
         }
         return true
     }

@@ -160,10 +160,14 @@ final class Evaluator {
             }
         }
         let schedule = try state.schedule.applying(.batch(mutations)).schedule
-        let ids = people.map { problem.people[$0] }, dates = days.map { problem.days[$0] }
-        let found = refusingNewErrors
-            ? try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest && !peopleOnly, errorLimits: ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard }))
-            : try validator.evaluate(schedule, people: ids, days: dates, rest: hasRest && !peopleOnly)
+        let ids = people.map { problem.people[$0] }, dates = days.map { problem.days[$0] }, withRest = hasRest && !peopleOnly
+        let found: ScopedValidator.Findings?
+        if refusingNewErrors {
+            let limits = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
+            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, errorLimits: limits)
+        } else {
+            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest)
+        }
         guard let findings = found else { return nil }
         let personParts = findings.people.map(ScorePart.init)
         let dayParts = findings.days.map(ScorePart.init)

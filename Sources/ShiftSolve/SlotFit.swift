@@ -44,30 +44,36 @@ struct SlotFit: Sendable {
             for kind in slotsOfKind.indices {
                 // Two days at least four apart where they can be (something of that day alone, a
                 // few days off, say, should not speak for the kind).
-                var probeDays: [Int] = []
-                for spread in [4, 1] where probeDays.count < 2 {
-                    for slot in slotsOfKind[kind] where probeDays.count < 2 {
+                var probes: [Int] = []
+                for spread in [4, 1] where probes.count < 2 {
+                    for slot in slotsOfKind[kind] where probes.count < 2 {
                         let day = slotDay[slot]
-                        guard probeDays.allSatisfy({ abs($0 - day) >= spread }), free(day - 1), free(day), free(day + 1) else { continue }
-                        probeDays.append(day)
+                        guard probes.allSatisfy({ abs(slotDay[$0] - day) >= spread }), free(day - 1), free(day), free(day + 1) else { continue }
+                        probes.append(slot)
                     }
                 }
-                var probed = 0, refused = 0
-                for day in probeDays {
-                    guard let slot = slotsOfKind[kind].first(where: { slotDay[$0] == day }) else { continue }
-                    probed += 1
+                var refused = 0
+                for slot in probes {
                     let candidate = try evaluator.evaluate(state, [(slot, person)], peopleOnly: true)
                     if let index = candidate.people.firstIndex(of: person),
                        candidate.personParts[index].hard > state.personParts[person].hard {
                         refused += 1
                     }
                 }
-                if probed > 0, refused == probed { suits[kind][person] = false }
+                if !probes.isEmpty, refused == probes.count { suits[kind][person] = false }
             }
         }
     }
 
     func suits(_ person: Int, kind: Int) -> Bool { suits[kind][person] }
+
+    /// Per kind, the people who suit it (everyone, when nobody does).
+    var suitedPeople: [[Int]] {
+        suits.map { row in
+            let people = row.indices.filter { row[$0] }
+            return people.isEmpty ? Array(row.indices) : people
+        }
+    }
 
     /// Whether every person `changes` gives a slot to suits its kind.
     func suitsAll(_ changes: [(slot: Int, person: Int)], kinds slotKind: [Int]) -> Bool {

@@ -257,9 +257,9 @@ public struct Solver: Sendable {
 
     /// Gives each empty slot, in date order, the best of the candidates drawn for it (or nobody,
     /// when nobody improves the roster). Candidates, people who suit the slot's kind (`SlotFit`),
-    /// are drawn at random until `enough` of them
-    /// leave the fewest errors seen, or `draws` have been tried: where most people fit a slot a
-    /// few draws do, where few do (skills, rest) the draws go on looking for them.
+    /// are drawn at random until `enough` of them leave the fewest errors seen, or `draws` have
+    /// been tried: where most people fit a slot a few draws do, where few do (skills, rest) the
+    /// draws go on looking for them.
     func construct(
         _ state: inout SearchState, _ evaluator: Evaluator, generator: MoveGenerator, seed: UInt64, _ moves: inout Int,
         shouldStop: () -> SolveStop?, progress: ((SolveScore, Int) -> Void)?
@@ -272,12 +272,7 @@ public struct Solver: Sendable {
         let ranking = evaluator.hasDays || evaluator.hasRest
         let enough = 4, draws = 48, probe = 12, whole = 3
         var lastReport = ContinuousClock.now
-        // Per kind of slot, the people who suit it (`SlotFit`; everyone when nobody does).
-        let kinds = (generator.slotKind.max() ?? -1) + 1
-        let suited = (0..<kinds).map { kind in
-            let people = problem.people.indices.filter { generator.fit.suits($0, kind: kind) }
-            return people.isEmpty ? Array(problem.people.indices) : people
-        }
+        let suited = generator.fit.suitedPeople
         for index in problem.slots.indices where state.assignment[index] < 0 {
             if let stop = shouldStop() { return stop }
             var order = suited[generator.slotKind[index]]
