@@ -16,7 +16,8 @@ extension Shiftctl {
                 each change costing --change-penalty. The search runs until --time-limit, until it stops \
                 improving, or until Ctrl-C, and keeps the best roster found; progress goes to stderr. The plan \
                 is written as one batch that the rules check again (nothing is written if they refuse it); \
-                --dry-run only shows it. Exit 0 when every rule is kept and every slot filled, 1 when errors \
+                --dry-run only shows it. When horizon.first..horizon.last do not cover the window, the plan \
+                sets them to cover it, so that the rules judge the same period during the search and after. Exit 0 when every rule is kept and every slot filled, 1 when errors \
                 or unfilled demand remain (listed with the rules that refused the best candidates), 2 on bad \
                 input. See docs/solve.md.
                 """)
