@@ -70,8 +70,8 @@ extension LuaScheduleAPI {
     func shiftInFull(_ source: ShiftSource) throws -> ScheduledShift {
         switch source {
         case let .shift(shift, _): return shift
-        case let .timed(timed, _):
-            guard let shift = try box(.after).shift(timed.id) else { throw LuaScriptError("the shift no longer exists") }
+        case let .timed(timed, person):
+            guard let shift = try box(.after).shift(timed.id, of: person) else { throw LuaScriptError("the shift no longer exists") }
             return shift
         }
     }

@@ -92,8 +92,8 @@ extension LuaScheduleAPI {
     func fullShift(_ target: Target) throws -> (ScheduledShift, Side)? {
         switch target {
         case let .shift(shift, side): return (shift, side)
-        case let .timed(timed, _):
-            guard let shift = try box(.after).shift(timed.id) else { throw LuaScriptError("the shift no longer exists") }
+        case let .timed(timed, person):
+            guard let shift = try box(.after).shift(timed.id, of: person) else { throw LuaScriptError("the shift no longer exists") }
             return (shift, .after)
         default: return nil
         }

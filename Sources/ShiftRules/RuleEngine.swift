@@ -136,12 +136,12 @@ public final class RuleEngine: ScheduleValidator {
     static let clearanceShare = 8
 
     /// Whether `validate` goes through every shift one by one (a shift `check` without a person
-    /// phase) or runs a whole-schedule `validate` phase. Only then is a schedule over a store
-    /// best read into memory first: person, day and demand phases query it by person and by day.
+    /// phase). Only then is a schedule over a store best read into memory first: person, day and
+    /// demand phases query it by person and by day, and a whole-schedule `validate` phase asks
+    /// what it needs (`balanced_workload` asks each person's hours, which a store's index
+    /// answers without reading the shifts).
     public var readsEveryShift: Bool {
-        state.withLock { state in
-            !state.perShiftRules(only: nil).isEmpty || state.rules.contains { $0.info.enabled && $0.validate != nil }
-        }
+        state.withLock { !$0.perShiftRules(only: nil).isEmpty }
     }
 
     public func validate(_ schedule: Schedule) throws -> [Violation] {

@@ -179,11 +179,12 @@ struct Columns {
         return UUID(uuid: raw)
     }
 
-    func blob(_ index: CInt) throws -> [UInt8] {
+    /// The bytes of a blob column, read in place (valid only inside `body`).
+    func withBlob<T>(_ index: CInt, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         guard sqlite3_column_type(statement, index) == SQLITE_BLOB else { throw mismatch(index, "bytes") }
         let count = Int(sqlite3_column_bytes(statement, index))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     func id<Entity>(_ index: CInt) throws -> Identifier<Entity> { Identifier(try uuid(index)) }

@@ -369,7 +369,8 @@ enum ChangeLogTable: EntityTable {
 
     private static func createdShifts(_ row: Columns) throws -> CreatedShifts? {
         guard !row.isNull(createdColumn) else { return nil }
-        guard let ids = CreatedShifts.unpackIDs(try row.blob(createdColumn)), !ids.isEmpty else {
+        let ids = try row.withBlob(createdColumn) { $0.count % 16 == 0 ? CreatedShifts.unpackIDs($0) : nil }
+        guard let ids, !ids.isEmpty else {
             throw ContentError(description: "column created_shift_ids: not a list of 16-byte ids")
         }
         return CreatedShifts(shiftIDs: ids, lastDate: try row.date(createdColumn + 1))

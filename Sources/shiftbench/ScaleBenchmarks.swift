@@ -178,7 +178,8 @@ enum ScaleBenchmarks {
         let folder = directory + "/\(last.shifts)-\(last.people)"
         try openingWithLog(shiftctl, shifts: big, people: last.people, cleanFolder: folder, runs: runs)
         try messyAgainstClean(shiftctl, shifts: big, people: last.people, cleanFolder: folder, runs: runs)
-        try? FileManager.default.removeItem(atPath: folder)
+        // SHIFTBENCH_KEEP keeps the biggest size's stores with the scratch folder, to look into.
+        if ProcessInfo.processInfo.environment["SHIFTBENCH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: folder) }
         try peersWholeRun(shiftctl, folder: directory, shifts: big, runs: runs, data: peersData)
     }
 

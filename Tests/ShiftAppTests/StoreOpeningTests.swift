@@ -10,11 +10,15 @@ import Testing
 @Suite struct StoreOpeningTests {
     /// Three shift types and twelve people over sixty days, with a double booking, a short rest
     /// and two shifts on one day every few days: the peers' three constraints find something.
+    /// Every fifth shift needs the skill `lead`, which only the even-numbered people have, so
+    /// `required_skill` finds shifts by reading their attributes.
     static func roster() throws -> Schedule {
         let types = [("E", "06:00-14:00"), ("L", "14:00-22:00"), ("N", "22:00-06:00")].enumerated().map { n, item in
             ShiftType(id: ShiftTypeID(uuid(n + 1)), symbol: item.0, title: item.0, duration: ShiftDuration(item.1)!)
         }
-        let people = (0..<12).map { Person(id: PersonID(uuid(100 + $0)), displayName: "P\($0)") }
+        let people = (0..<12).map { n in
+            Person(id: PersonID(uuid(100 + n)), displayName: "P\(n)", attributes: n % 2 == 0 ? ["skills": .string("lead")] : [:])
+        }
         var shifts: [ScheduledShift] = []
         let first = LocalDate("2026-01-05")!
         for day in 0..<60 {
@@ -22,8 +26,10 @@ import Testing
                 var type = types[(day / 7 + n) % 3]
                 // Every 9th day someone works the night before an early: a short rest.
                 if (day + n) % 9 == 0 { type = types[0] }
-                shifts.append(ScheduledShift(
-                    id: ShiftID(uuid(10_000 + shifts.count)), shiftTypeID: type.id, date: first.adding(days: day), personID: person.id))
+                var shift = ScheduledShift(
+                    id: ShiftID(uuid(10_000 + shifts.count)), shiftTypeID: type.id, date: first.adding(days: day), personID: person.id)
+                if shifts.count % 5 == 0 { shift.attributes = ["skill": .string("lead")] }
+                shifts.append(shift)
                 if (day * 7 + n) % 23 == 0 {
                     shifts.append(ScheduledShift(
                         id: ShiftID(uuid(10_000 + shifts.count)), shiftTypeID: types[1].id, date: first.adding(days: day), personID: person.id))
@@ -35,17 +41,26 @@ import Testing
 
     static let peerRules = repositoryRoot + "/rules/examples/peers"
 
-    @Test func validateOverSQLiteReadsByPersonAndFindsWhatItFindsInMemory() throws {
+    /// The peers' rules (person phases) and the stock rules (person, day and demand phases, and
+    /// `balanced_workload`'s whole-schedule phase, which asks the store for each person's hours)
+    /// find over SQLite, read person by person, what they find in memory.
+    @Test(arguments: [peerRules, stockRules])
+    func validateOverSQLiteReadsByPersonAndFindsWhatItFindsInMemory(_ rules: String) throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         try JSONFileRepository(path: sandbox.store).write(StoreFileCodec.encode(try Self.roster()))
         #expect(try sandbox.run("migrate", "--to", "schedule.sqlite").status == 0)
-        let inMemory = try sandbox.run("validate", "--rules", Self.peerRules, "--score", "--limit", "0", "--format", "json")
+        let inMemory = try sandbox.run("validate", "--rules", rules, "--score", "--limit", "0", "--format", "json")
         let overSQLite = try sandbox.run(
-            "--store", "schedule.sqlite", "validate", "--rules", Self.peerRules, "--score", "--limit", "0", "--format", "json")
+            "--store", "schedule.sqlite", "validate", "--rules", rules, "--score", "--limit", "0", "--format", "json")
         #expect(inMemory.status == 1, "the roster breaks the rules: \(inMemory.stderr)")
         #expect(overSQLite.status == inMemory.status, "\(overSQLite.stderr)")
         #expect(try json(overSQLite.stdout)["errors"] as? Int ?? 0 > 0)
+        if rules == stockRules {
+            let score = try #require(try json(overSQLite.stdout)["score"] as? [String: Any])
+            let skill = (score["byRule"] as? [String: Any])?["required_skill"] as? [String: Any]
+            #expect(skill?["errors"] as? Int ?? 0 > 0, "required_skill read the shifts' attributes")
+        }
         #expect(overSQLite.stdout == inMemory.stdout, "the same findings, in the same order, and the same score")
     }
 

@@ -93,5 +93,8 @@ import Testing
         #expect(CreatedShifts.unpackIDs(packed[16...]) == Array(ids.dropFirst()))
         #expect(CreatedShifts.unpackIDs(packed.dropLast()) == nil)
         #expect(CreatedShifts.unpackIDs([UInt8]()) == [])
+        // In place from raw bytes at an odd address, as the SQLite store reads a blob.
+        let shifted = [0] + packed
+        #expect(shifted.withUnsafeBytes { CreatedShifts.unpackIDs(UnsafeRawBufferPointer(rebasing: $0[1...])) } == ids)
     }
 }

