@@ -109,7 +109,7 @@ extension EngineState {
                     list = shared ? try changeList(table) : table
                     whole = list
                 }
-                try run(rule, driver, [.function(rule.check!), list, schedule, api.reportFunction, .reference(rule.params)])
+                try run(rule, driver, [.function(rule.check!), list, schedule, api.reportFunction, .reference(rule.params), marker])
             }
         }
     }

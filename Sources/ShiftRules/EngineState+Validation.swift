@@ -117,7 +117,7 @@ extension EngineState {
             let tables = try changeList(.table(LuaTable(array: pending)))
             pending.removeAll(keepingCapacity: true)
             for rule in checking {
-                try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params)])
+                try run(rule, driver, [.function(rule.check!), tables, scheduleObject, api.reportFunction, .reference(rule.params), marker])
             }
         }
         func add(_ shift: ScheduledShift) -> Bool {
@@ -215,7 +215,7 @@ extension EngineState {
             for rule in phased {
                 try run(rule, personDriver, [
                     .function(rule.validatePerson!), people, scheduleObject, api.reportFunction, .reference(rule.params),
-                    timelineConstructor,
+                    timelineConstructor, marker,
                 ])
                 ran?(rule, group)
             }
@@ -235,7 +235,7 @@ extension EngineState {
             let table = LuaValue.table(LuaTable(array: chunk.map { .string($0.description) }))
             let list = phased.count > 1 ? try changeList(table) : table
             for rule in phased {
-                try run(rule, dayDriver, [.function(rule.validateDay!), list, scheduleObject, api.reportFunction, .reference(rule.params)])
+                try run(rule, dayDriver, [.function(rule.validateDay!), list, scheduleObject, api.reportFunction, .reference(rule.params), marker])
                 ran?(rule)
             }
         }

@@ -14,8 +14,11 @@ enum Prelude {
         return spec
       end
     end
-    local function each(check, changes, schedule, report, params)
+    -- mark(i) before each item gives its check a whole budget and time limit of its own, as if
+    -- it had been called alone (a trial's time starts again too).
+    local function each(check, changes, schedule, report, params, mark)
       for i = 1, #changes do
+        mark(i)
         check(changes[i], schedule, report, params)
       end
     end
@@ -31,8 +34,10 @@ enum Prelude {
     -- people: a flat list (person view, timeline handle, shift count, …); make(handle, n) is the
     -- host's timeline (LuaScheduleAPI+Timeline): shifts[i] a view made on demand, a column made
     -- on its first read and kept with that rule's timeline.
-    local function each_person(fn, people, schedule, report, params, make)
+    -- mark before each person, as in each.
+    local function each_person(fn, people, schedule, report, params, make, mark)
       for i = 1, #people, 3 do
+        mark((i + 2) // 3)
         fn(people[i], make(people[i + 1], people[i + 2]), schedule, report, params)
       end
     end

@@ -107,6 +107,38 @@ import ShiftCore
 
     /// A change that several rules check is checked by all of them in one call into Lua: each
     /// rule still has a budget of its own, its own reports, and an error that names it.
+    /// A driver call covers several people (a person phase), days (a day phase) or changes (a
+    /// batch), and each gets the whole budget, as if it had been called alone: a group is never
+    /// refused for its size, and a trial's time starts again for each (so a long group is not
+    /// run twice for taking longer than one check may).
+    @Test func eachPersonDayAndChangeOfOneCallHasItsOwnBudget() throws {
+        let busy = try RuleFolder(["busy.lua": """
+            local function burn() local n = 0; for i = 1, 200000 do n = n + i end end
+            return rule {
+              id = "busy", summary = "Busy.", on = { "shift" },
+              check = function(change, schedule, report) burn(); report{ message = "change", shift = change.after } end,
+              validate_person = function(person, shifts, schedule, report) burn(); report{ message = "person", person = person } end,
+              validate_day = function(date, schedule, report) burn(); report{ message = "day", date = date } end,
+            }
+            """])
+        let limits = LuaRuntime.Configuration(memoryLimit: 32 << 20, instructionBudget: 1_000_000, timeLimit: .seconds(2))
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [busy.path], now: { fixedNow }, limits: limits))
+        let people = (0..<3).map { Person(id: PersonID(uuid(200 + $0)), displayName: "P\($0)") }
+        let shifts = (0..<3).map { w.shift(300 + $0, w.day, "2026-03-0\($0 + 2)", people[$0]) }
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"), shiftTypes: [w.day], people: people, shifts: shifts)
+        // Each loop alone is well within the budget; three in one call are not.
+        let found = try engine.validate(schedule)
+        #expect(found.filter { $0.message == "person" }.count == 3, "\(found.map(\.message))")
+        #expect(found.filter { $0.message == "day" }.count == 3, "\(found.map(\.message))")
+        // A batch of three new shifts: one call of the check over the three changes.
+        let empty = try Schedule(settings: schedule.settings, shiftTypes: [w.day], people: people)
+        let batch = Mutation.batch(shifts.map { .scheduleShift($0) })
+        let (after, changes) = try empty.applying(batch)
+        let checked = try engine.evaluate(Proposal(
+            mutation: batch, changes: changes, before: empty, after: after, user: UserProfile(userId: "t", displayName: "T"), timestamp: fixedNow))
+        #expect(checked.filter { $0.message == "change" }.count == 3, "\(checked.map(\.message))")
+    }
+
     @Test func rulesCheckingOneChangeInOneCallKeepTheirOwnBudgetsReportsAndErrors() async throws {
         func burner(_ id: String) -> String {
             """
