@@ -7,6 +7,18 @@ import Testing
 @Suite struct CSVTests {
     let f = InteropFixture()
 
+    /// The import's own trim gives what Foundation's `trimmingCharacters(in: .whitespaces)` gives
+    /// (the plain path), on fields with spaces, tabs, Unicode space separators and line breaks
+    /// (kept) around and inside them.
+    @Test func fieldsAreTrimmedAsFoundationTrimsThem() {
+        let pieces = [" ", "\t", "\u{00A0}", "\u{3000}", "\u{2009}", "\n", "\r\n", "a", "Bob", "é", "😀", ",", "\u{200B}", ""]
+        var generator = SplitMix64(seed: 7)
+        for _ in 0..<2_000 {
+            let field = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(CSV.trimmed(field) == field.trimmingCharacters(in: .whitespaces), "\(field.debugDescription)")
+        }
+    }
+
     @Test func exportHasTheDocumentedHeaderAndOneQuotedRowPerShift() throws {
         let text = ShiftCSV.export(try f.schedule(), selection: ShiftSelection(to: date("2026-03-29")))
         let rows = [

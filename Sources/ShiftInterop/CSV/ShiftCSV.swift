@@ -46,7 +46,7 @@ public enum ShiftCSV {
         var records = try CSV.parse(body, separator: CSV.separator(of: body))
         guard !records.isEmpty else { throw ImportFailure(line: 1, "empty file; the first line must be a header such as date,type,person") }
         let header = records.removeFirst()
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = header.fields.map { CSV.trimmed($0).lowercased() }
         var column: [String: Int] = [:]
         for (index, name) in names.enumerated() {
             guard columns.contains(name) else {
@@ -73,9 +73,8 @@ public enum ShiftCSV {
                 problems.append(ImportProblem(line: record.line, message: "\(record.fields.count) fields, the header has \(names.count)"))
                 continue
             }
-            func value(_ name: String) -> String {
-                column[name].map { record.fields[$0].trimmingCharacters(in: .whitespaces) } ?? ""
-            }
+            let fields = record.fields.map(CSV.trimmed)
+            func value(_ name: String) -> String { column[name].map { fields[$0] } ?? "" }
             var rowProblems: [String] = []
             let date = LocalDate(value("date"))
             if date == nil { rowProblems.append("date: '\(value("date"))' is not a date (YYYY-MM-DD)") }
