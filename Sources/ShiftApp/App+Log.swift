@@ -152,7 +152,7 @@ extension App {
             if let created = entry.createdShifts {
                 let dates = created.lastDate == entry.scheduledShiftDate
                     ? entry.scheduledShiftDate.description : "\(entry.scheduledShiftDate)…\(created.lastDate)"
-                let count = created.shiftIDs.count
+                let count = created.count
                 return [when, entry.userDisplayName, entry.changeType.rawValue, dates, "-", "\(count) shift\(count == 1 ? "" : "s")", entry.reason ?? ""]
             }
             return [when, entry.userDisplayName, entry.changeType.rawValue, entry.scheduledShiftDate.description,

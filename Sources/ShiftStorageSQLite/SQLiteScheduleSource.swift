@@ -222,14 +222,29 @@ final class SQLiteScheduleSource: ScheduleSource {
             if from != nil { conditions.append("timestamp >= ?2") }
             if to != nil { conditions.append("timestamp <= ?3") }
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let sql = "SELECT \(ChangeLogTable.columnList) FROM change_log\(filter) ORDER BY seq\(newestFirst ? " DESC" : "") LIMIT ?1"
+            // What `log` lists: a bulk entry's ids are read only if asked for (its JSON output).
+            let sql = "SELECT \(ChangeLogTable.columnListCountingIDs) FROM change_log\(filter) ORDER BY seq\(newestFirst ? " DESC" : "") LIMIT ?1"
             var binder = Binder(try db.cachedStatement(sql: sql))
             binder.int(limit ?? -1)
             binder.int(from.map(Millis.lower) ?? Int64.min)
             binder.int(to.map(Millis.upper) ?? Int64.max)
             var result: [ChangeLogEntry] = []
-            try binder.forEachRow(db) { result.append(try ChangeLogTable.decodeRow($0)) }
+            try binder.forEachRow(db) { result.append(try ChangeLogTable.decodeDeferringIDs($0, load: self.createdShiftIDs)) }
             return result
+        }
+    }
+
+    /// The ids a bulk entry created, read when a deferred entry is asked for them.
+    private func createdShiftIDs(of id: ChangeLogEntryID) throws -> [ShiftID] {
+        do {
+            guard let ids = try pool.read({ try ChangeLogTable.createdShiftIDs(of: id, $0) }) else {
+                throw ContentError(description: "change_log \(id): the entry is gone or lists no shifts")
+            }
+            return ids
+        } catch let error as ContentError {
+            throw StorageError.unreadable(path: path, reason: "\(error)")
+        } catch {
+            throw SQLiteRepository.readError(error, path: path)
         }
     }
 

@@ -356,6 +356,38 @@ enum ChangeLogTable: EntityTable {
     }
 
     static func decode(_ row: Columns) throws -> ChangeLogEntry {
+        try decode(row, created: createdShifts)
+    }
+
+    /// `columnList` with the byte count of the created ids in their place: a listing of the log
+    /// reads an entry's ids (16 MB for a million-shift import) only when they are asked for.
+    static let columnListCountingIDs = columns.map { $0 == "created_shift_ids" ? "length(created_shift_ids)" : $0 }
+        .joined(separator: ", ")
+
+    /// An entry selected with `columnListCountingIDs`; `load(id)` reads entry `id`'s created ids.
+    static func decodeDeferringIDs(_ row: Columns, load: @escaping @Sendable (ChangeLogEntryID) throws -> [ShiftID]) throws -> ChangeLogEntry {
+        do {
+            return try decode(row) { row in
+                guard !row.isNull(createdColumn) else { return nil }
+                let bytes = try row.int(createdColumn)
+                guard bytes > 0, bytes % 16 == 0 else { throw ContentError(description: "column created_shift_ids: not a list of 16-byte ids") }
+                let id: ChangeLogEntryID = try row.id(0)
+                return CreatedShifts(count: Int(bytes / 16), lastDate: try row.date(createdColumn + 1)) { try load(id) }
+            }
+        } catch let error as ContentError {
+            let id = (try? row.id(0) as ChangeLogEntryID).map { " \($0)" } ?? ""
+            throw ContentError(description: "\(table)\(id): \(error)")
+        }
+    }
+
+    /// The created ids of entry `id` (nil when it has none).
+    static func createdShiftIDs(of id: ChangeLogEntryID, _ db: Database) throws -> [ShiftID]? {
+        var binder = Binder(try db.cachedStatement(sql: "SELECT created_shift_ids FROM change_log WHERE id = ?1"))
+        binder.id(id)
+        return try binder.firstRow(db) { row in try unpackedIDs(row, column: 0) } ?? nil
+    }
+
+    private static func decode(_ row: Columns, created: (Columns) throws -> CreatedShifts?) throws -> ChangeLogEntry {
         let typeText = try row.text(4)
         guard let changeType = ChangeType(rawValue: typeText) else {
             throw ContentError(description: "column change_type: '\(typeText)' is not a change type")
@@ -364,16 +396,22 @@ enum ChangeLogTable: EntityTable {
             id: try row.id(0), timestamp: Millis.date(try row.int(1)), userId: try row.text(2),
             userDisplayName: try row.text(3), changeType: changeType, scheduledShiftDate: try row.date(5),
             oldShiftSnapshot: try snapshot(row, at: oldSnapshotColumn), newShiftSnapshot: try snapshot(row, at: newSnapshotColumn),
-            reason: try row.optionalText(6), createdShifts: try createdShifts(row))
+            reason: try row.optionalText(6), createdShifts: try created(row))
     }
 
     private static func createdShifts(_ row: Columns) throws -> CreatedShifts? {
-        guard !row.isNull(createdColumn) else { return nil }
-        let ids = try row.withBlob(createdColumn) { $0.count % 16 == 0 ? CreatedShifts.unpackIDs($0) : nil }
+        guard let ids = try unpackedIDs(row, column: createdColumn) else { return nil }
+        return CreatedShifts(shiftIDs: ids, lastDate: try row.date(createdColumn + 1))
+    }
+
+    /// The ids in column `column` (nil when it is null).
+    private static func unpackedIDs(_ row: Columns, column: CInt) throws -> [ShiftID]? {
+        guard !row.isNull(column) else { return nil }
+        let ids = try row.withBlob(column) { $0.count % 16 == 0 ? CreatedShifts.unpackIDs($0) : nil }
         guard let ids, !ids.isEmpty else {
             throw ContentError(description: "column created_shift_ids: not a list of 16-byte ids")
         }
-        return CreatedShifts(shiftIDs: ids, lastDate: try row.date(createdColumn + 1))
+        return ids
     }
 
     private static func snapshot(_ row: Columns, at first: CInt) throws -> ShiftSnapshot? {

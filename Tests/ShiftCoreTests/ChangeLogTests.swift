@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Synchronization
 import Testing
 @testable import ShiftCore
 
@@ -79,6 +80,28 @@ import Testing
         #expect(pruned.map(\.userId) == (100..<600).map { "u\($0)" })
         pruned.append(entry(600))
         #expect(pruned.count == 501 && kept.count == 600 && kept.last?.userId == "u599")
+    }
+
+    /// Ids a store reads only when asked for: counted without reading, read once, equal to the
+    /// same ids held; a read that fails makes the JSON encoding fail instead of listing none.
+    @Test func deferredIDsAreReadOnceAndOnlyWhenAskedFor() throws {
+        let ids = (0..<300).map { _ in ShiftID(UUID()) }
+        let last = LocalDate("2026-03-01")!
+        let reads = Mutex(0)
+        let deferred = CreatedShifts(count: ids.count, lastDate: last) {
+            reads.withLock { $0 += 1 }
+            return ids
+        }
+        #expect(deferred.count == 300 && reads.withLock { $0 } == 0, "counting reads nothing")
+        #expect(deferred == CreatedShifts(shiftIDs: ids, lastDate: last))
+        #expect(deferred.shiftIDs == ids && reads.withLock { $0 } == 1, "read once")
+        let encoded = try JSONEncoder().encode(deferred)
+        #expect(try JSONDecoder().decode(CreatedShifts.self, from: encoded) == CreatedShifts(shiftIDs: ids, lastDate: last))
+
+        struct Unreadable: Error {}
+        let failing = CreatedShifts(count: 3, lastDate: last) { throw Unreadable() }
+        #expect(failing.count == 3)
+        #expect(throws: Unreadable.self) { try JSONEncoder().encode(failing) }
     }
 
     /// A bulk entry's ids as stores keep them (16 bytes each) come back as they were, read in

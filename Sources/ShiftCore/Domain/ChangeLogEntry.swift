@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What happened to a scheduled shift.
 public enum ChangeType: String, Codable, Hashable, Sendable, CaseIterable {
@@ -50,15 +51,75 @@ public struct ShiftSnapshot: Codable, Hashable, Sendable {
 
 /// The shifts one commit created, logged as one entry instead of one entry each: a bulk import
 /// or rotation of a million shifts must not weigh more in the log than in the schedule.
+///
+/// A store that reads its log on demand may hand out an entry whose ids are read only when
+/// asked for (`init(count:lastDate:load:)`): `log` shows "1000000 shifts" without reading a
+/// million ids (16 MB on SQLite), and its JSON output still lists them.
 public struct CreatedShifts: Hashable, Sendable {
-    /// The shifts' ids, in the order the commit created them.
-    public var shiftIDs: [ShiftID]
+    /// The shifts' ids, in the order the commit created them (read now if they were deferred;
+    /// empty if that read fails, which `readShiftIDs()` throws instead).
+    public var shiftIDs: [ShiftID] {
+        get { (try? readShiftIDs()) ?? [] }
+        set { storage = .ids(newValue) }
+    }
+
+    /// The shifts' ids; throws what reading deferred ids met (the JSON output of `log` uses it,
+    /// so a failed read is an error, not an empty list).
+    public func readShiftIDs() throws -> [ShiftID] {
+        switch storage {
+        case let .ids(ids): ids
+        case let .deferred(_, ids): try ids.value()
+        }
+    }
+    /// How many shifts the commit created (without reading deferred ids).
+    public var count: Int {
+        switch storage {
+        case let .ids(ids): ids.count
+        case let .deferred(count, _): count
+        }
+    }
     /// The latest of their dates (the entry's `scheduledShiftDate` is the earliest).
     public var lastDate: LocalDate
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case ids([ShiftID])
+        case deferred(count: Int, DeferredIDs)
+    }
+
+    /// Ids read on first use (once, when the read succeeds).
+    private final class DeferredIDs: Sendable {
+        private let load: @Sendable () throws -> [ShiftID]
+        private let read = Mutex<[ShiftID]?>(nil)
+        init(_ load: @escaping @Sendable () throws -> [ShiftID]) { self.load = load }
+        func value() throws -> [ShiftID] {
+            try read.withLock { read in
+                if let read { return read }
+                let ids = try load()
+                read = ids
+                return ids
+            }
+        }
+    }
 
     public init(shiftIDs: [ShiftID], lastDate: LocalDate) {
-        self.shiftIDs = shiftIDs
+        storage = .ids(shiftIDs)
         self.lastDate = lastDate
+    }
+
+    /// `count` ids that `load` reads when they are first asked for (a store's log read on demand).
+    public init(count: Int, lastDate: LocalDate, load: @escaping @Sendable () throws -> [ShiftID]) {
+        storage = .deferred(count: count, DeferredIDs(load))
+        self.lastDate = lastDate
+    }
+
+    public static func == (a: CreatedShifts, b: CreatedShifts) -> Bool {
+        a.lastDate == b.lastDate && a.count == b.count && a.shiftIDs == b.shiftIDs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(lastDate)
+        hasher.combine(shiftIDs)
     }
 
     /// The ids as 16 bytes each, back to back (how the SQLite and PostgreSQL stores keep them).
@@ -92,6 +153,17 @@ public struct CreatedShifts: Hashable, Sendable {
 
 extension CreatedShifts: Codable {
     private enum CodingKeys: String, CodingKey { case shiftIDs, lastDate }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(shiftIDs: try c.decode([ShiftID].self, forKey: .shiftIDs), lastDate: try c.decode(LocalDate.self, forKey: .lastDate))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(try readShiftIDs(), forKey: .shiftIDs)
+        try c.encode(lastDate, forKey: .lastDate)
+    }
 }
 
 /// One line of the change log: who changed which shift, when, from what to what, and why.
@@ -135,7 +207,7 @@ public struct ChangeLogEntry: Identifiable, Codable, Hashable, Sendable {
     }
 
     /// How many shifts the entry is about.
-    public var shiftCount: Int { createdShifts?.shiftIDs.count ?? 1 }
+    public var shiftCount: Int { createdShifts?.count ?? 1 }
 
     private enum CodingKeys: String, CodingKey {
         case id, timestamp, userId, userDisplayName, changeType, scheduledShiftDate
