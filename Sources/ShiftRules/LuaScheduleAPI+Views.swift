@@ -92,9 +92,7 @@ extension LuaScheduleAPI {
     func fullShift(_ target: Target) throws -> (ScheduledShift, Side)? {
         switch target {
         case let .shift(shift, side): return (shift, side)
-        case let .timed(timed, person):
-            guard let shift = try box(.after).shift(timed.id, of: person) else { throw LuaScriptError("the shift no longer exists") }
-            return (shift, .after)
+        case let .timed(timed, person): return (try shiftInFull(.timed(timed, person)), .after)
         default: return nil
         }
     }

@@ -34,8 +34,13 @@ extension EntityTable {
 
     /// Reads a row, naming the table and the row's id in any error.
     static func decodeRow(_ row: Columns) throws -> Entity {
+        try naming(row) { try decode(row) }
+    }
+
+    /// `body`'s result; a content error it throws names the table and the row's id.
+    static func naming<T>(_ row: Columns, _ body: () throws -> T) throws -> T {
         do {
-            return try decode(row)
+            return try body()
         } catch let error as ContentError {
             let id = (try? row.id(0) as Identifier<Entity>).map { " \($0)" } ?? ""
             throw ContentError(description: "\(table)\(id): \(error)")
@@ -366,17 +371,14 @@ enum ChangeLogTable: EntityTable {
 
     /// An entry selected with `columnListCountingIDs`; `load(id)` reads entry `id`'s created ids.
     static func decodeDeferringIDs(_ row: Columns, load: @escaping @Sendable (ChangeLogEntryID) throws -> [ShiftID]) throws -> ChangeLogEntry {
-        do {
-            return try decode(row) { row in
+        try naming(row) {
+            try decode(row) { row in
                 guard !row.isNull(createdColumn) else { return nil }
                 let bytes = try row.int(createdColumn)
                 guard bytes > 0, bytes % 16 == 0 else { throw ContentError(description: "column created_shift_ids: not a list of 16-byte ids") }
                 let id: ChangeLogEntryID = try row.id(0)
                 return CreatedShifts(count: Int(bytes / 16), lastDate: try row.date(createdColumn + 1)) { try load(id) }
             }
-        } catch let error as ContentError {
-            let id = (try? row.id(0) as ChangeLogEntryID).map { " \($0)" } ?? ""
-            throw ContentError(description: "\(table)\(id): \(error)")
         }
     }
 
