@@ -1,13 +1,16 @@
 /*
  * string.format with a fast path for the formats rules write most
- * (`"%s works %s %s and %s %s at once (%d min)"`): conversions `%s` of strings and integers,
- * `%d` of integers and `%%`, without flags, width or precision. They are copied straight into
- * the result; stock string.format calls luaL_tolstring for every `%s`, which looks up a
- * `__tostring` and a `__name` in the argument's metatable, and formats each integer through
- * snprintf. Anything else, a missing argument included, goes to the stock function (upvalue 1,
- * taken from the string table before the sandbox froze it): the result and every error are
- * stock Lua's (FormatTests, and the plain path beside this one in FastPathTests).
+ * (`"%s gets %.1f h of rest (at least %g h)"`): conversions `%s` of strings and integers,
+ * `%d` of integers, `%.Nf` (N a single digit) and `%g` of numbers, and `%%`, without flags or
+ * width. They are written straight into the result; stock string.format calls luaL_tolstring
+ * for every `%s`, which looks up a `__tostring` and a `__name` in the argument's metatable, and
+ * formats each number through snprintf. A number is formatted here only when the digits are
+ * certain (fixed_count); anything else, a missing argument included, goes to the stock function
+ * (upvalue 1, taken from the string table before the sandbox froze it): the result and every
+ * error are stock Lua's (FormatTests, and the differential tests against stock Lua in
+ * StringDifferentialTests).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,18 +25,92 @@ static char *format_integer(lua_Integer n, char *end) {
     return p;
 }
 
+static const double powers_of_ten[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+
+/* |x| counted in units of 10^-decimals and rounded to the nearest whole unit, as printf rounds
+ * x's exact value, or -1 when that is not certain. The product is below 2^32, so it is within
+ * 2^-21 of the exact one; a product within 0.0001 of a tie (where printf's rounding of the exact
+ * value decides, e.g. 0.25 to one place) is left to printf, as are NaN and infinities. */
+static int64_t fixed_count(double x, int decimals) {
+    double y = fabs(x) * powers_of_ten[decimals];
+    if (!(y < 4294967296.0)) return -1;
+    double r = floor(y + 0.5);
+    if (fabs(y - r) > 0.4999) return -1;
+    return (int64_t)r;
+}
+
+/* Writes `count` with `decimals` digits after the point, ending at `end`; returns the start. */
+static char *fixed_digits(int64_t count, int decimals, char *end) {
+    char *p = end;
+    for (int i = 0; i < decimals; i++, count /= 10) *--p = (char)('0' + (int)(count % 10));
+    if (decimals > 0) *--p = '.';
+    do { *--p = (char)('0' + (int)(count % 10)); count /= 10; } while (count != 0);
+    return p;
+}
+
+/* `%.Nf` (conversion 'f', `decimals` N) or `%g` (conversion 'g') of `x` into `buffer` (at least
+ * 24 bytes, written at its end): the start and length, or NULL when printf must do it. `%g` is
+ * done for 0 and for 1 <= |x| < 10^6, where it is six significant digits in fixed notation
+ * without trailing zeros. A negative number that rounds to zero keeps its sign, as in printf. */
+static const char *number_digits(double x, char conversion, int decimals, char *buffer, size_t *len) {
+    char *end = buffer + 24, *p;
+    if (conversion == 'f') {
+        int64_t count = fixed_count(x, decimals);
+        if (count < 0) return NULL;
+        p = fixed_digits(count, decimals, end);
+    } else if (x == 0) {
+        p = end;
+        *--p = '0';
+    } else {
+        double ax = fabs(x);
+        if (!(ax >= 1 && ax < 1e6)) return NULL;
+        int exponent = 0;
+        while (exponent < 5 && ax >= powers_of_ten[exponent + 1]) exponent++;
+        decimals = 5 - exponent;
+        int64_t count = fixed_count(x, decimals);
+        if (count < 0 || count >= 1000000) return NULL;
+        p = fixed_digits(count, decimals, end);
+        if (decimals > 0) {
+            while (end[-1] == '0') end--;
+            if (end[-1] == '.') end--;
+        }
+    }
+    if (signbit(x)) *--p = '-';
+    *len = (size_t)(end - p);
+    return p;
+}
+
+/* The conversion at `p` (just after a '%'): its letter, with `*decimals` set for `%.Nf`, and
+ * `*next` after it; 0 when the fast path does not take it. */
+static char fast_conversion(const char *p, const char *end, int *decimals, const char **next) {
+    if (*p == '.' && end - p >= 3 && p[1] >= '0' && p[1] <= '9' && p[2] == 'f') {
+        *decimals = p[1] - '0';
+        *next = p + 3;
+        return 'f';
+    }
+    *next = p + 1;
+    return (*p == 's' || *p == 'd' || *p == 'g') ? *p : 0;
+}
+
 /* Whether the fast path can format `fmt` with the arguments from stack index 2 on. */
 static int plain_format(lua_State *L, const char *fmt, size_t len, int top) {
     int arg = 1;
     const char *end = fmt + len;
-    for (const char *p = fmt; (p = (const char *)memchr(p, '%', (size_t)(end - p))) != NULL; p++) {
+    for (const char *p = fmt; (p = (const char *)memchr(p, '%', (size_t)(end - p))) != NULL;) {
         if (++p == end) return 0;
-        if (*p == '%') continue;
+        if (*p == '%') { p++; continue; }
         if (++arg > top) return 0;
-        if (*p == 's') {
+        int decimals = 0;
+        char conversion = fast_conversion(p, end, &decimals, &p);
+        if (conversion == 's') {
             if (lua_type(L, arg) != LUA_TSTRING && !lua_isinteger(L, arg)) return 0;
-        } else if (*p == 'd') {
+        } else if (conversion == 'd') {
             if (!lua_isinteger(L, arg)) return 0;
+        } else if (conversion == 'f' || conversion == 'g') {
+            char buffer[24];
+            size_t n;
+            if (lua_type(L, arg) != LUA_TNUMBER
+                || number_digits(lua_tonumber(L, arg), conversion, decimals, buffer, &n) == NULL) return 0;
         } else {
             return 0;
         }
@@ -137,13 +214,16 @@ int lh_str_format(lua_State *L) {
         size_t lens[2] = { (size_t)((percent ? percent : end) - start), 0 };
         char digits[24];
         if (percent != NULL) {
-            char conversion = percent[1];
-            start = percent + 2;
-            if (conversion == '%') {
+            if (percent[1] == '%') {
+                start = percent + 2;
                 piece[1] = "%"; lens[1] = 1;
             } else {
+                int decimals = 0;
+                char conversion = fast_conversion(percent + 1, end, &decimals, &start);
                 arg++;
-                if (lua_type(L, arg) == LUA_TSTRING) {
+                if (conversion == 'f' || conversion == 'g') {
+                    piece[1] = number_digits(lua_tonumber(L, arg), conversion, decimals, digits, &lens[1]);
+                } else if (lua_type(L, arg) == LUA_TSTRING) {
                     piece[1] = lua_tolstring(L, arg, &lens[1]);
                 } else {
                     char *digits_end = digits + sizeof digits;

@@ -118,6 +118,55 @@ import Testing
     }
 }
 
+/// The fast path's numbers (`%.Nf`, `%g`) against stock Lua's printf: values near rounding ties,
+/// near powers of ten and the limits of the fast path, negative zero and numbers that round to
+/// it, integers, and what it leaves to printf (NaN, infinities, tiny and huge values).
+@Suite struct FormatNumberDifferentialTests {
+    @Test(arguments: [21, 22])
+    func numbersFormatAsStockLuaFormatsThem(seed: Int) throws {
+        let body = """
+            local seed = \(seed)
+            local function rand(n) seed = (seed * 1103515245 + 12345) % 2147483648 return seed % n + 1 end
+            local special = { 0, -0.0, 0.5, 0.25, -0.25, 0.05, 0.15, 2.5, -2.5, 1.005, 9.9999995, 9.999996, 99999.95,
+                              999999.4, 999999.5, 1e6, 1e-5, 123456789.123, 4294967295.4, 4294967296.6, 1/0, -1/0, 0/0,
+                              -0.04, -0.4, 1, 10, 100000, 11, 8, 7.5, 0.1, 0.2, 0.3, 1/3, 2/3, math.pi, -math.pi,
+                              math.maxinteger, math.mininteger, 3, -7 }
+            local formats = { '%.0f', '%.1f', '%.2f', '%.3f', '%.5f', '%.9f', '%g', '%s gets %.1f h (at least %g h)',
+                              '%g%%', '[%.1f|%.2f]' }
+            local out = {}
+            local function value()
+              local k = rand(6)
+              if k == 1 then return special[rand(#special)] end
+              if k == 2 then return (rand(200000) - 100000) / 10 + 0.05 * (rand(3) - 2) end
+              if k == 3 then return (rand(2000000) - 1000000) / 2 ^ rand(12) end
+              if k == 4 then return (rand(1000000) - 1) * 10.0 ^ (rand(16) - 10) end
+              if k == 5 then return rand(1000000) - 500000 end
+              return (rand(1000) - 500) / 1000 * 10.0 ^ rand(9)
+            end
+            for _ = 1, 4000 do
+              local fmt = formats[rand(#formats)]
+              local a, b = value(), value()
+              local ok, r = pcall(function() return fmt:format(a, b) end)
+              if fmt:sub(1, 2) == '%s' then ok, r = pcall(function() return fmt:format('Bob', a, b) end) end
+              out[#out + 1] = tostring(ok) .. ':' .. tostring(r)
+            end
+            return table.concat(out, '\\n')
+            """
+        guard case let .string(guarded)? = try eval(LuaRuntime(), body).first else { Issue.record("no result"); return }
+        let stock = try StockLua.run(body).joined(separator: "\u{1}")
+        let ours = guarded.split(separator: "\n", omittingEmptySubsequences: false)
+        let theirs = stock.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(ours.count == theirs.count)
+        #expect(ours.count == 4000)
+        var differences = 0
+        for (k, (a, b)) in zip(ours, theirs).enumerated() where a != b {
+            differences += 1
+            if differences <= 20 { Issue.record("case \(k): sandbox \(a) | stock \(b)") }
+        }
+        #expect(differences == 0)
+    }
+}
+
 /// The bound on a pattern's work: what rules do on the strings they handle goes through, what
 /// would run for hours is refused at once, and a refused call costs the whole limit.
 @Suite struct PatternBoundTests {
