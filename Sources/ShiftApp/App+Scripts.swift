@@ -114,11 +114,10 @@ extension App {
     private func scriptResult(_ outcome: ScriptOutcome, _ reports: [(batch: ScriptBatch, status: String, violations: [Violation], schedule: Schedule)],
                               dryRun: Bool) -> CommandResult {
         let batches = reports.map { report in
-            ScriptBatchOutput(kind: report.batch.isCheckpoint ? "checkpoint" : "tail", status: report.status,
-                              changes: ChangeCountOutput.byKind(report.batch.changes),
-                              violations: report.violations.map {
-                                  ViolationOutput($0, schedule: report.schedule, pending: report.batch.mutation.shifts, directory: environment.currentDirectory)
-                              })
+            var namer = FindingNamer(schedule: report.schedule, pending: report.batch.mutation.shifts, directory: environment.currentDirectory)
+            return ScriptBatchOutput(kind: report.batch.isCheckpoint ? "checkpoint" : "tail", status: report.status,
+                                     changes: ChangeCountOutput.byKind(report.batch.changes),
+                                     violations: report.violations.map { namer.output($0) })
         }
         let kept = reports.filter { $0.status == "written" || $0.status == "would write" }
         let rejected = reports.first { $0.status == "rejected" || $0.status == "would be rejected" }

@@ -27,21 +27,83 @@ public struct ViolationOutput: Encodable, Sendable {
     ///     does not hold yet (or holds as they were before).
     ///   - directory: the working folder, which `source` is relative to when the file is inside it.
     init(_ violation: Violation, schedule: Schedule?, pending: [ScheduledShift] = [], directory: String? = nil) {
-        rule = violation.ruleID
-        severity = violation.severity.rawValue
-        message = violation.message
-        personID = violation.personID?.description
-        person = violation.personID.flatMap { schedule?.person($0)?.displayName }
-        shiftID = violation.shiftID?.description
-        let shift = violation.shiftID.flatMap { id in pending.last { $0.id == id } ?? schedule?.shift(id) }
-        type = (violation.shiftTypeID ?? shift?.shiftTypeID).flatMap { schedule?.shiftType($0)?.symbol }
-        date = (violation.date ?? shift?.date)?.description
-        relatedShiftIDs = violation.relatedShiftIDs.map(\.description)
-        penalty = violation.penalty
-        source = violation.source.map { file in
-            let relative = directory.map { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : file } ?? file
-            return relative + (violation.line > 0 ? ":\(violation.line)" : "")
+        var namer = FindingNamer(schedule: schedule, pending: pending, directory: directory)
+        self = namer.output(violation)
+    }
+
+    init(rule: String, severity: String, message: String, date: String?, person: String?, personID: String?, type: String?,
+         shiftID: String?, relatedShiftIDs: [String], penalty: Double?, source: String?) {
+        (self.rule, self.severity, self.message, self.date, self.person, self.personID) = (rule, severity, message, date, person, personID)
+        (self.type, self.shiftID, self.relatedShiftIDs, self.penalty, self.source) = (type, shiftID, relatedShiftIDs, penalty, source)
+    }
+}
+
+/// The names in a report's findings (people, shift types, rule files), each worked out once: a
+/// messy roster's listing names the same few thousand people, a few shift types and one or two
+/// files a hundred thousand times.
+struct FindingNamer {
+    let schedule: Schedule?
+    /// The shifts of a rejected change by id (the last of each), made when first asked.
+    private let pending: [ScheduledShift]
+    private var pendingByID: [ShiftID: ScheduledShift]?
+    let directory: String?
+    private var people: [PersonID: (id: String, name: String?)] = [:]
+    private var types: [ShiftTypeID: String?] = [:]
+    private struct Site: Hashable { var file: String; var line: Int32 }
+    private var sources: [Site: String] = [:]
+
+    init(schedule: Schedule?, pending: [ScheduledShift], directory: String?) {
+        (self.schedule, self.pending, self.directory) = (schedule, pending, directory)
+    }
+
+    mutating func output(_ violation: Violation) -> ViolationOutput {
+        let person = violation.personID.map { self.person($0) }
+        // The shift is read only for what the finding does not say itself.
+        let shift = violation.shiftTypeID != nil && violation.date != nil ? nil : violation.shiftID.flatMap { self.shift($0) }
+        return ViolationOutput(
+            rule: violation.ruleID, severity: violation.severity.rawValue, message: violation.message,
+            date: (violation.date ?? shift?.date)?.description, person: person?.name, personID: person?.id,
+            type: (violation.shiftTypeID ?? shift?.shiftTypeID).flatMap { symbol($0) }, shiftID: violation.shiftID?.description,
+            relatedShiftIDs: violation.relatedShiftIDs.map(\.description), penalty: violation.penalty,
+            source: violation.source.map { source(Site(file: $0, line: violation.line)) })
+    }
+
+    private mutating func person(_ id: PersonID) -> (id: String, name: String?) {
+        if let known = people[id] { return known }
+        let named = (id.description, schedule?.person(id)?.displayName)
+        people[id] = named
+        return named
+    }
+
+    private mutating func symbol(_ id: ShiftTypeID) -> String? {
+        if let known = types[id] { return known }
+        let symbol = schedule?.shiftType(id)?.symbol
+        types[id] = symbol
+        return symbol
+    }
+
+    private mutating func shift(_ id: ShiftID) -> ScheduledShift? {
+        if !pending.isEmpty {
+            // One finding looks through the list; from the second on, the list is indexed.
+            if pendingByID == nil, !pendingSearched {
+                pendingSearched = true
+                if let shift = pending.last(where: { $0.id == id }) { return shift }
+            } else {
+                if pendingByID == nil { pendingByID = Dictionary(pending.map { ($0.id, $0) }, uniquingKeysWith: { $1 }) }
+                if let shift = pendingByID?[id] { return shift }
+            }
         }
+        return schedule?.shift(id)
+    }
+    private var pendingSearched = false
+
+    /// `file:line`, the file relative to the working folder when it is inside it.
+    private mutating func source(_ site: Site) -> String {
+        if let known = sources[site] { return known }
+        let relative = directory.map { site.file.hasPrefix($0 + "/") ? String(site.file.dropFirst($0.count + 1)) : site.file } ?? site.file
+        let named = relative + (site.line > 0 ? ":\(site.line)" : "")
+        sources[site] = named
+        return named
     }
 }
 
@@ -133,14 +195,18 @@ public struct ViolationReport: Encodable, Sendable {
         let listed = min(limit ?? .max, listBound, violations.count)
         omitted = violations.count - listed
         omittedBecause = omitted == 0 ? nil : listed == limit ? "limit" : "memory"
-        self.violations = Self.first(listed, of: violations).map { ViolationOutput($0, schedule: schedule, pending: pending, directory: directory) }
+        var namer = FindingNamer(schedule: schedule, pending: pending, directory: directory)
+        self.violations = violations.withUnsafeBufferPointer { all in Self.firstIndices(listed, of: violations).map { namer.output(all[$0]) } }
         weekStart = schedule?.settings.weekStart ?? .monday
         var counts = [0, 0, 0]
-        for violation in violations {
-            switch violation.severity {
-            case .error: counts[0] += 1
-            case .warning: counts[1] += 1
-            case .penalty: counts[2] += 1
+        // Through the buffer, as below: a finding's field is read without copying the finding.
+        violations.withUnsafeBufferPointer { all in
+            for index in all.indices {
+                switch all[index].severity {
+                case .error: counts[0] += 1
+                case .warning: counts[1] += 1
+                case .penalty: counts[2] += 1
+                }
             }
         }
         (errors, warnings, penalties) = (counts[0], counts[1], counts[2])
@@ -159,18 +225,36 @@ public struct ViolationReport: Encodable, Sendable {
     /// listed: 0.4 s; comparing the findings themselves, copying each twice a comparison, had
     /// been a third of `validate`).
     static func first(_ count: Int, of violations: [Violation]) -> [Violation] {
+        firstIndices(count, of: violations).map { violations[$0] }
+    }
+
+    /// Where the first `count` findings in report order are in `violations` (`first(_:of:)`).
+    static func firstIndices(_ count: Int, of violations: [Violation]) -> [Int] {
         guard count > 0 else { return [] }
-        var ranks: [String: UInt64] = [:]
-        for violation in violations where ranks[violation.ruleID] == nil { ranks[violation.ruleID] = 0 }
-        for (rank, rule) in ranks.keys.sorted().enumerated() { ranks[rule] = UInt64(rank) }
-        // Day, severity (the highest first) and rule in one integer, compared as the order is.
-        let severities = Violation.Severity.allCases.sorted(by: >)
-        func key(_ violation: Violation) -> UInt64 {
-            let day = UInt64(UInt32(bitPattern: (violation.date ?? .minimum).dayNumber) ^ 0x8000_0000)
-            let severity = UInt64(severities.firstIndex(of: violation.severity)!)
-            return day << 32 | severity << 24 | ranks[violation.ruleID]!
+        // Each finding is read through the buffer, field by field: `for violation in violations`
+        // copies every finding (five reference counts up and down), a third of this step. A
+        // rule's findings come in runs, so a rule is looked up only where a run starts.
+        var order: [(key: UInt64, index: Int)] = []
+        violations.withUnsafeBufferPointer { all in
+            var ranks: [String: UInt64] = [:]
+            var lastRule = ""
+            for index in all.indices where all[index].ruleID != lastRule {
+                lastRule = all[index].ruleID
+                if ranks[lastRule] == nil { ranks[lastRule] = 0 }
+            }
+            for (rank, rule) in ranks.keys.sorted().enumerated() { ranks[rule] = UInt64(rank) }
+            // Day, severity (the highest first) and rule in one integer, compared as the order is.
+            let severities = Violation.Severity.allCases.sorted(by: >)
+            var lastRank = UInt64(0)
+            lastRule = ""
+            order.reserveCapacity(all.count)
+            for index in all.indices {
+                if all[index].ruleID != lastRule { (lastRule, lastRank) = (all[index].ruleID, ranks[all[index].ruleID]!) }
+                let day = UInt64(UInt32(bitPattern: (all[index].date ?? .minimum).dayNumber) ^ 0x8000_0000)
+                let severity = UInt64(severities.firstIndex(of: all[index].severity)!)
+                order.append((day << 32 | severity << 24 | lastRank, index))
+            }
         }
-        var order = violations.indices.map { (key: key(violations[$0]), index: $0) }
         order.sort { $0.key != $1.key ? $0.key < $1.key : $0.index < $1.index }
         // Findings of one key are ordered by message (then as found): only the runs of equal
         // keys among the first `count` are sorted so, the last one whole.
@@ -181,14 +265,17 @@ public struct ViolationReport: Encodable, Sendable {
             var stop = start + 1
             while stop < end, order[stop].key == order[start].key { stop += 1 }
             if stop - start > 1 {
-                order[start..<stop].sort { a, b in
-                    let m = violations[a.index].message, n = violations[b.index].message
-                    return m != n ? m < n : a.index < b.index
+                // Through the buffer: each comparison reads two messages, not two whole findings.
+                violations.withUnsafeBufferPointer { all in
+                    order[start..<stop].sort { a, b in
+                        let m = all[a.index].message, n = all[b.index].message
+                        return m != n ? m < n : a.index < b.index
+                    }
                 }
             }
             start = stop
         }
-        return order.prefix(count).map { violations[$0.index] }
+        return order.prefix(count).map(\.index)
     }
 
     /// A table: date, person, type, severity, rule, message; then a summary line. Repeated
@@ -214,11 +301,18 @@ public struct ViolationReport: Encodable, Sendable {
     /// types, the first message and how many there are (`(×7)`); a line then says so.
     static func table(_ violations: [ViolationOutput], weekStart: Weekday) -> String {
         guard !violations.isEmpty else { return "" }
-        let groups = grouped(violations, weekStart: weekStart)
+        // Grouped by position, each finding read through the buffer: a group holds indices, and
+        // a field is read without copying the whole finding.
+        let groups = violations.withUnsafeBufferPointer { all in
+            FindingGrouping.group(Array(all.indices), weekStart: weekStart, key: { Self.groupingKey(all[$0]) },
+                                  date: { all[$0].date.flatMap { LocalDate($0) } }, message: { all[$0].message })
+        }
         var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
         for group in groups {
-            let first = group.items[0]
-            let types = group.items.compactMap(\.type).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            let first = violations[group.items[0]]
+            let types = violations.withUnsafeBufferPointer { all in
+                group.items.compactMap { all[$0].type }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            }
             table.add(span(group.first, group.last) ?? "-", first.person ?? "-", types.isEmpty ? "-" : types.joined(separator: ","),
                       first.severity, first.rule, first.message + (group.count > 1 ? " (×\(group.count))" : ""))
         }
@@ -231,9 +325,12 @@ public struct ViolationReport: Encodable, Sendable {
 
     /// Repeated findings together (`FindingGrouping`).
     static func grouped(_ violations: [ViolationOutput], weekStart: Weekday) -> [FindingGroup<ViolationOutput>] {
-        FindingGrouping.group(violations, weekStart: weekStart, key: {
-            FindingGrouping.Key(rule: $0.rule, severity: Violation.Severity(rawValue: $0.severity) ?? .error, person: $0.personID, type: $0.type)
-        }, date: { $0.date.flatMap { LocalDate($0) } }, message: \.message)
+        FindingGrouping.group(violations, weekStart: weekStart, key: groupingKey, date: { $0.date.flatMap { LocalDate($0) } }, message: \.message)
+    }
+
+    static func groupingKey(_ violation: ViolationOutput) -> FindingGrouping.Key {
+        FindingGrouping.Key(rule: violation.rule, severity: Violation.Severity(rawValue: violation.severity) ?? .error,
+                            person: violation.personID, type: violation.type)
     }
 
     /// `2026-03-02`, or a span: `2026-03-02..03-08` (`2026-12-28..2027-01-03` across a year).

@@ -98,7 +98,13 @@ extension LuaScheduleAPI {
             .string(currentZone.localDateTime(atUTC: try args.integer(0)).date.description)
         }
         try one("time_of") { [unowned self] args in
-            Self.clockTimes[currentZone.localDateTime(atUTC: try args.integer(0)).minute]
+            // The zone's offset is looked up again only past the span it holds for (a year
+            // between transitions), without copying the zone's rules for each call.
+            let seconds = try args.integer(0)
+            if !(clockSpan.from <= seconds && seconds < clockSpan.to) { clockSpan = currentZone.offsetSpan(atUTC: seconds) }
+            let local = seconds &+ clockSpan.offset
+            let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+            return Self.clockTimes[Int((local - day * 86_400) / 60)]
         }
         try one("minutes_between") { args in .integer((try args.integer(1) - args.integer(0)) / 60) }
         try one("hours_between") { args in .number(Double(try args.integer(1) - args.integer(0)) / 3600) }

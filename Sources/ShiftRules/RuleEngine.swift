@@ -155,24 +155,42 @@ public final class RuleEngine: ScheduleValidator {
         if state.withLock({ !$0.perShiftRules(only: nil).isEmpty }) {
             let shifts = schedule.shifts()
             let slices = Self.slices(shifts.count, workers: configuration.workers)
-            perShift = try parallel(slices.count) { index, engine in
+            perShift = Self.joined(try parallel(slices.count) { index, engine in
                 try engine.validate(schedule, only: nil, part: .shifts(shifts[slices[index]]))
-            }.flatMap { $0 }
+            })
         }
         var people: [Violation] = []
         if state.withLock({ !$0.personPhaseRules(only: nil).isEmpty }) {
             let groups = EngineState.personGroups(schedule)
             let slices = Self.slices(groups.map(\.shifts), workers: configuration.workers)
-            people = try parallel(slices.count) { index, engine in
+            people = Self.joined(try parallel(slices.count) { index, engine in
                 try engine.validate(schedule, only: nil, part: .people(groups[slices[index]]))
-            }.flatMap { $0 }
+            })
         }
         let days = try state.withLock { try $0.validate(schedule, only: nil, part: .days) }
         let phase = try state.withLock { try $0.validate(schedule, only: nil, part: .wholeSchedule) }
         let parts = EngineState.deduplicated([perShift, phase])
-        return parts[0] + people + days + parts[1]
+        // Joined once: a messy roster's half a million findings are copied one time, not twice.
+        guard !parts[0].isEmpty || !days.isEmpty || !parts[1].isEmpty else { return people }
+        var all: [Violation] = []
+        all.reserveCapacity(parts[0].count + people.count + days.count + parts[1].count)
+        for part in [parts[0], people, days, parts[1]] { all.append(contentsOf: part) }
+        return all
     }
 
+
+    /// The parts' findings in one list. The first part's list is taken over (moved, once no one
+    /// else holds it), and only the others' findings are copied onto it: a messy roster's half
+    /// million findings are not all copied again.
+    static func joined(_ parts: [[Violation]]) -> [Violation] {
+        var parts = parts
+        guard !parts.isEmpty else { return [] }
+        var all = parts[0]
+        parts[0] = []
+        all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for part in parts.dropFirst() { all.append(contentsOf: part) }
+        return all
+    }
 
     /// The shifts a rotation would schedule (not yet applied: wrap them in a batch mutation so the
     /// rules check them).

@@ -80,25 +80,39 @@ public struct ScoreSummary: Codable, Hashable, Sendable {
         var hardPenalty = 0.0
         var warnings = 0
         var soft = 0.0
-        for violation in violations {
-            switch violation.severity {
-            case .error:
-                hard += 1
-                hardPenalty += violation.penalty ?? 1
-            case .warning: warnings += 1
-            case .penalty: soft += violation.penalty ?? 1
+        // A rule's findings come in runs: its score is taken out at the start of a run and put
+        // back at the end, not looked up for each finding. Each finding is read through the
+        // buffer: `for violation in violations` would copy every one.
+        var running: (rule: String, score: RuleScore)?
+        violations.withUnsafeBufferPointer { all in
+            for index in all.indices {
+                let violation = all.baseAddress! + index
+                let severity = violation.pointee.severity, penalty = violation.pointee.penalty
+                switch severity {
+                case .error:
+                    hard += 1
+                    hardPenalty += penalty ?? 1
+                case .warning: warnings += 1
+                case .penalty: soft += penalty ?? 1
+                }
+                if running?.rule != violation.pointee.ruleID {
+                    if let running { byRule[running.rule] = running.score }
+                    let rule = violation.pointee.ruleID
+                    running = (rule, byRule[rule] ?? RuleScore(count: 0, penalty: 0, severity: severity))
+                }
+                var score = running!.score
+                score.severity = score.count == 0 ? severity : max(score.severity, severity)
+                score.count += 1
+                switch severity {
+                case .error: score.errors += 1
+                case .warning: score.warnings += 1
+                case .penalty: score.penalties += 1
+                }
+                score.penalty += penalty ?? (severity == .penalty ? 1 : 0)
+                running!.score = score
             }
-            var score = byRule[violation.ruleID] ?? RuleScore(count: 0, penalty: 0, severity: violation.severity)
-            score.severity = score.count == 0 ? violation.severity : max(score.severity, violation.severity)
-            score.count += 1
-            switch violation.severity {
-            case .error: score.errors += 1
-            case .warning: score.warnings += 1
-            case .penalty: score.penalties += 1
-            }
-            score.penalty += violation.penalty ?? (violation.severity == .penalty ? 1 : 0)
-            byRule[violation.ruleID] = score
         }
+        if let running { byRule[running.rule] = running.score }
         self.hardViolations = hard
         self.hardPenalty = hardPenalty
         self.warnings = warnings

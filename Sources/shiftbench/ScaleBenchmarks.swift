@@ -297,7 +297,7 @@ enum ScaleBenchmarks {
                     "\(formatTime(b.min))–\(formatTime(b.max))", String(format: "%.0f MiB", messy.map(\.peakRSSMiB).max() ?? 0)])
         print(report.markdown())
         print("\nMessy ÷ clean: **\(String(format: "%.2fx", b.median / a.median))** (`validate --score`, whole processes).\n")
-        try? FileManager.default.removeItem(atPath: cleanFolder + "/messy.json")
+        if ProcessInfo.processInfo.environment["SHIFTBENCH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: cleanFolder + "/messy.json") }
     }
 
     /// The peers' roster (benchmarks/peers, the size nearest `shifts`) validated by `shiftctl` as a

@@ -79,6 +79,14 @@ public struct ZoneRules: Sendable, Hashable {
         Int(offsets[passed(seconds)])
     }
 
+    /// The offset in force at an instant, with the instants `[from, to)` that share it (from one
+    /// transition to the next): a caller asking about many instants keeps the span and looks
+    /// again only outside it.
+    public func offsetSpan(atUTC seconds: Int64) -> (from: Int64, to: Int64, offset: Int64) {
+        let index = passed(seconds)
+        return (index > 0 ? transitions[index - 1] : .min, index < transitions.count ? transitions[index] : .max, Int64(offsets[index]))
+    }
+
     /// The instants where the offset changes in `(from, to]`, in order.
     public func transitions(from: Int64, to: Int64) -> ArraySlice<Int64> {
         let low = passed(from)

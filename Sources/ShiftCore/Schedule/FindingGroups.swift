@@ -15,6 +15,8 @@ public struct FindingGroup<Item> {
     /// The first and last date among them (nil when none has a date).
     public var first: LocalDate?
     public var last: LocalDate?
+    /// The first finding's message without its dates, made when a finding first needs it.
+    var firstWithoutDates: String?
 
     public var count: Int { items.count }
 }
@@ -45,7 +47,7 @@ public enum FindingGrouping {
         for item in items {
             let itemKey = key(item)
             let day = date(item)
-            if let index = open[itemKey], joins(groups[index], day: day, message: message(item), weekStart: weekStart, message) {
+            if let index = open[itemKey], joins(&groups[index], day: day, message: message(item), weekStart: weekStart, message) {
                 groups[index].items.append(item)
                 if let day {
                     groups[index].first = min(groups[index].first ?? day, day)
@@ -80,12 +82,16 @@ public enum FindingGrouping {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether a finding joins `group`: the dates first, as they are cheap, then the messages
+    /// (the group's without its dates is kept for the next finding).
     private static func joins<Item>(
-        _ group: FindingGroup<Item>, day: LocalDate?, message: String, weekStart: Weekday, _ messageOf: (Item) -> String
+        _ group: inout FindingGroup<Item>, day: LocalDate?, message: String, weekStart: Weekday, _ messageOf: (Item) -> String
     ) -> Bool {
+        if let day, let last = group.last,
+           day.startOfWeek(weekStart: weekStart) == last.startOfWeek(weekStart: weekStart) || day <= last.adding(days: 1) { return true }
         let first = messageOf(group.items[0])
-        if first == message || withoutDates(first) == withoutDates(message) { return true }
-        guard let day, let last = group.last else { return false }
-        return day.startOfWeek(weekStart: weekStart) == last.startOfWeek(weekStart: weekStart) || day <= last.adding(days: 1)
+        if first == message { return true }
+        if group.firstWithoutDates == nil { group.firstWithoutDates = withoutDates(first) }
+        return group.firstWithoutDates == withoutDates(message)
     }
 }
