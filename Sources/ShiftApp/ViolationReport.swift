@@ -56,7 +56,7 @@ struct FindingNamer {
         (self.schedule, self.pending, self.directory) = (schedule, pending, directory)
     }
 
-    mutating func output(_ violation: Violation) -> ViolationOutput {
+    mutating func output(_ violation: borrowing Violation) -> ViolationOutput {
         let person = violation.personID.map { self.person($0) }
         // The shift is read only for what the finding does not say itself.
         let shift = violation.shiftTypeID != nil && violation.date != nil ? nil : violation.shiftID.flatMap { self.shift($0) }

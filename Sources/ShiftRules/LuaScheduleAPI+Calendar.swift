@@ -97,14 +97,14 @@ extension LuaScheduleAPI {
         try one("date_of") { [unowned self] args in
             .string(currentZone.localDateTime(atUTC: try args.integer(0)).date.description)
         }
+        // The zone's offset is looked up again only past the span it holds for (most of a year
+        // between changes of clocks): a call neither copies the zone's rules nor takes hold of
+        // the API, which only the lookup needs.
+        let span = clockSpan
         try one("time_of") { [unowned self] args in
-            // The zone's offset is looked up again only past the span it holds for (a year
-            // between transitions), without copying the zone's rules for each call.
             let seconds = try args.integer(0)
-            if !(clockSpan.from <= seconds && seconds < clockSpan.to) { clockSpan = currentZone.offsetSpan(atUTC: seconds) }
-            let local = seconds &+ clockSpan.offset
-            let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
-            return Self.clockTimes[Int((local - day * 86_400) / 60)]
+            if !span.holds(seconds) { span.take(currentZone.offsetSpan(atUTC: seconds)) }
+            return Self.clockTimes[span.minuteOfDay(seconds)]
         }
         try one("minutes_between") { args in .integer((try args.integer(1) - args.integer(0)) / 60) }
         try one("hours_between") { args in .number(Double(try args.integer(1) - args.integer(0)) / 3600) }
@@ -112,6 +112,22 @@ extension LuaScheduleAPI {
         let table = try runtime.makeRef(.table(LuaTable(hash: functions)))
         try runtime.freeze(table, name: "cal")
         try runtime.setGlobal("cal", .reference(table))
+    }
+
+    /// An offset of a zone and the instants `[from, to)` it holds for.
+    final class ClockSpan {
+        private var from: Int64 = 1, to: Int64 = 0, offset: Int64 = 0
+
+        func holds(_ seconds: Int64) -> Bool { from <= seconds && seconds < to }
+        func take(_ span: (from: Int64, to: Int64, offset: Int64)) { (from, to, offset) = span }
+        func empty() { (from, to) = (1, 0) }
+
+        /// The local minute of the day of an instant it holds.
+        func minuteOfDay(_ seconds: Int64) -> Int {
+            let local = seconds &+ offset
+            let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+            return Int((local - day * 86_400) / 60)
+        }
     }
 
     /// "00:00" … "23:59", made once: `cal.time_of` is asked twice per finding in many messages

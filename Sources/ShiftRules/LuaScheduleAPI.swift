@@ -109,9 +109,9 @@ final class LuaScheduleAPI {
     @exclusivity(unchecked) var views = ViewTable()
     /// The views of the shift types timeline elements had last in this evaluation (`typeObject`).
     @exclusivity(unchecked) var recentTypes: [(words: (UInt64, UInt64), object: Int64)] = []
-    /// `cal.time_of`'s offset of the store's zone and the instants it holds for (empty until
-    /// asked; emptied whenever the schedule, and so perhaps the zone, changes).
-    @exclusivity(unchecked) var clockSpan: (from: Int64, to: Int64, offset: Int64) = (1, 0, 0)
+    /// `cal.time_of`'s offset of the store's zone and the instants it holds for (emptied
+    /// whenever the schedule, and so perhaps the zone, changes).
+    let clockSpan = ClockSpan()
 
     /// Hours worked per person and period during one evaluation: the schedule does not change
     /// while it is evaluated, and a batch (an import, a rotation, `validate`) asks the same
@@ -180,7 +180,7 @@ final class LuaScheduleAPI {
         if !targets.isEmpty { targets.removeAll(keepingCapacity: true) }
         views.removeAll()
         if !recentTypes.isEmpty { recentTypes.removeAll(keepingCapacity: true) }
-        clockSpan = (1, 0, 0)
+        clockSpan.empty()
         if !timelines.isEmpty { timelines.removeAll(keepingCapacity: true) }
         timelinesDropped = 0
     }
@@ -189,7 +189,7 @@ final class LuaScheduleAPI {
     /// views stale; views of the given shifts show their state in it.
     func advance(to schedule: Schedule, refreshing shifts: some Sequence<ShiftID>) {
         afterBox = ScheduleBox(schedule)
-        clockSpan = (1, 0, 0)
+        clockSpan.empty()
         runtime.invalidateFieldCaches()
         minutesCache.removeAll(keepingCapacity: true)
         for id in shifts {

@@ -182,8 +182,7 @@ public final class RuleEngine: ScheduleValidator {
     /// The parts' findings in one list. The first part's list is taken over (moved, once no one
     /// else holds it), and only the others' findings are copied onto it: a messy roster's half
     /// million findings are not all copied again.
-    static func joined(_ parts: [[Violation]]) -> [Violation] {
-        var parts = parts
+    static func joined(_ parts: consuming [[Violation]]) -> [Violation] {
         guard !parts.isEmpty else { return [] }
         var all = parts[0]
         parts[0] = []
