@@ -142,7 +142,8 @@ extension EngineState {
     /// shifts: one call into Lua per rule and group. The grouping depends on the schedule alone,
     /// so results come out in the same order however many states share the work.
     static func personGroups(_ schedule: Schedule) -> [PersonGroup] {
-        personGroups(schedule.people.map { ($0.id, schedule.shiftCount(of: $0.id)) })
+        let people = schedule.people.map(\.id)
+        return personGroups(Array(zip(people, schedule.shiftCounts(of: people))))
     }
 
     /// These people (with their shift counts), in this order, grouped as above.

@@ -117,6 +117,17 @@ final class PostgresScheduleSource: ScheduleSource {
         read(0) { Int(try RowReader(try first("SELECT count(*) FROM shifts WHERE type_id = \(type.rawValue)")).int(0)) }
     }
 
+    func shiftCountsByPerson() -> [PersonID: Int]? {
+        read(nil) {
+            var counts: [PersonID: Int] = [:]
+            for row in try session.rows("SELECT person_id, count(*) FROM shifts WHERE person_id IS NOT NULL GROUP BY person_id") {
+                let reader = RowReader(row)
+                counts[try reader.id(0)] = Int(try reader.int(1))
+            }
+            return counts
+        }
+    }
+
     func shiftCount(of person: PersonID, from: LocalDate?) -> Int {
         read(0) {
             let query = Self.personQuery("SELECT count(*) FROM shifts", person, from?.dayNumber ?? Int32.min, Int32.max)

@@ -136,6 +136,17 @@ final class SQLiteScheduleSource: ScheduleSource {
         }
     }
 
+    /// One pass over the person index (`shifts_by_person` covers it).
+    func shiftCountsByPerson() -> [PersonID: Int]? {
+        read(nil) { db in
+            var binder = Binder(try db.cachedStatement(
+                sql: "SELECT person_id, count(*) FROM shifts WHERE person_id IS NOT NULL GROUP BY person_id"))
+            var counts: [PersonID: Int] = [:]
+            try binder.forEachRow(db) { row in counts[try row.id(0)] = Int(try row.int(1)) }
+            return counts
+        }
+    }
+
     func shiftCount(of person: PersonID, from: LocalDate?) -> Int {
         read(0) { db in
             var binder = Binder(try db.cachedStatement(sql: "SELECT count(*) FROM shifts WHERE person_id = ?1 AND date >= ?2"))

@@ -317,7 +317,11 @@ enum ScaleBenchmarks {
         let schedule = try TimedRosterCSV.schedule(from: Data(contentsOf: URL(fileURLWithPath: csv)))
         try JSONFileRepository(path: folder + "/peers.json").write(StoreFileCodec.encode(schedule))
         _ = try SQLiteBenchmarks.spawn(shiftctl, ["--store", "peers.json", "migrate", "--to", "peers.sqlite"], in: folder)
-        defer { for name in ["peers.json", "peers.sqlite"] { try? FileManager.default.removeItem(atPath: folder + "/" + name) } }
+        defer {
+            if ProcessInfo.processInfo.environment["SHIFTBENCH_KEEP"] == nil {
+                for name in ["peers.json", "peers.sqlite"] { try? FileManager.default.removeItem(atPath: folder + "/" + name) }
+            }
+        }
 
         var python: [Double] = []
         var stores: [String: [PeerBenchmarks.ValidateRun]] = [:]

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ShiftApp
 import ShiftCore
+import ShiftRules
 import Testing
 
 /// A roster with many findings still gets a report (issue 34, item 4): every finding counted and
@@ -65,8 +66,9 @@ import Testing
         #expect(ViolationReport(violations: violations, schedule: nil, score: nil, rejected: false, limit: 30, listBound: 20).omittedBecause == "memory")
     }
 
-    /// The first few in report order come from a heap; all of them from a sort. Both must give
-    /// what sorting everything and taking the first gives, ties in the order found.
+    /// The first few in report order come from integer keys sorted, messages compared only
+    /// within runs of equal keys: they must be what sorting everything by the full order and
+    /// taking the first gives, ties in the order found.
     @Test(arguments: [0, 1, 7, 30, 149, 150, 600])
     func theFirstFindingsAreThoseOfAFullSort(count: Int) {
         var random = SystemRandomNumberGenerator()
@@ -81,6 +83,57 @@ import Testing
             return x < y
         }.map(\.element)
         #expect(ViolationReport.first(count, of: violations) == Array(sorted.prefix(count)))
+    }
+
+    /// A report names its findings through one namer that works each name out once; each
+    /// finding named on its own (the plain path) must read the same, shifts of a rejected change
+    /// found before the schedule's, and the score summed run by run must be the score summed
+    /// finding by finding.
+    @Test func namesAndScoresWorkedOutOnceAreThoseOfEachFindingAlone() throws {
+        var random = SystemRandomNumberGenerator()
+        let zone = "Europe/Berlin"
+        let types = ["D", "N"].map { ShiftType(id: ShiftTypeID(UUID.random()), symbol: $0, title: $0, duration: ShiftDuration("07:00-15:00")!) }
+        let people = (0..<6).map { Person(id: PersonID(UUID.random()), displayName: "P\($0)") }
+        let start = LocalDate("2026-03-01")!
+        let shifts = (0..<60).map { n in
+            ScheduledShift(id: ShiftID(UUID.random()), shiftTypeID: types[n % 2].id, date: start.adding(days: n % 9), personID: n % 7 == 0 ? nil : people[n % 6].id)
+        }
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: zone), shiftTypes: types, people: people, shifts: shifts)
+        // A rejected change's shifts: some new, one an existing shift as the change would leave it.
+        var pending = (0..<5).map { n in ScheduledShift(id: ShiftID(UUID.random()), shiftTypeID: types[0].id, date: start.adding(days: 20 + n), personID: people[0].id) }
+        pending.append(ScheduledShift(id: shifts[3].id, shiftTypeID: types[1].id, date: start.adding(days: 30), personID: people[1].id))
+        let anyShift = shifts + pending
+        let violations = (0..<400).map { n -> Violation in
+            let shift = Bool.random(using: &random) ? anyShift.randomElement(using: &random) : nil
+            return Violation(
+                ruleID: ["a", "b", "c"][n / 150], severity: Violation.Severity.allCases.randomElement(using: &random)!, message: "m\(n % 5)",
+                penalty: Bool.random(using: &random) ? Double(n % 4) : nil, shiftID: shift?.id,
+                personID: Bool.random(using: &random) ? people.randomElement(using: &random)!.id : nil,
+                date: Bool.random(using: &random) ? start.adding(days: n % 11) : nil,
+                relatedShiftIDs: Bool.random(using: &random) ? [shifts[n % 60].id] : [],
+                source: ["/team/rules/a.lua", "/team/lib/util.lua", "/elsewhere/b.lua"][n % 3], line: Int32(n % 4),
+                shiftTypeID: n % 13 == 0 ? types[1].id : nil)
+        }
+        let report = ViolationReport(violations: violations, schedule: schedule, pending: pending, score: nil, rejected: true, directory: "/team")
+        let alone = ViolationReport.firstIndices(violations.count, of: violations).map {
+            ViolationOutput(violations[$0], schedule: schedule, pending: pending, directory: "/team")
+        }
+        func fields(_ o: ViolationOutput) -> [String?] {
+            [o.rule, o.severity, o.message, o.date, o.person, o.personID, o.type, o.shiftID, o.relatedShiftIDs.joined(separator: ","),
+             o.penalty.map { "\($0)" }, o.source]
+        }
+        #expect(report.violations.map(fields) == alone.map(fields))
+        #expect(report.violations.contains { $0.date == start.adding(days: 30).description && $0.shiftID == shifts[3].id.description })
+
+        let score = ScoreSummary(violations.shuffled(using: &random))
+        var byRule: [String: (count: Int, penalty: Double)] = [:]
+        for v in violations {
+            byRule[v.ruleID, default: (0, 0)].count += 1
+            byRule[v.ruleID, default: (0, 0)].penalty += v.penalty ?? (v.severity == .penalty ? 1 : 0)
+        }
+        #expect(score.byRule.mapValues(\.count) == byRule.mapValues(\.count))
+        #expect(score.byRule.mapValues(\.penalty) == byRule.mapValues(\.penalty))
+        #expect(score.hardViolations == violations.filter { $0.severity == .error }.count)
     }
 
     @Test func aBigImportWithABadRowNamesItsLineAndWritesNothing() throws {

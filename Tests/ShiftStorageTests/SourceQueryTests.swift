@@ -68,6 +68,20 @@ enum SourceStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
         for type in memory.shiftTypes {
             #expect(source.shiftCount(ofType: type.id) == all.filter { $0.shiftTypeID == type.id }.count)
         }
+        // Everyone's count at once (a database's one query) against the count person by person,
+        // from the source and through a schedule over it with shifts added and removed.
+        let people = memory.people.map(\.id)
+        if let counts = source.shiftCountsByPerson() {
+            #expect(people.map { counts[$0] ?? 0 } == people.map { source.shiftCount(of: $0, from: nil) })
+            #expect(counts.values.reduce(0, +) == all.filter { $0.personID != nil }.count)
+        }
+        var edited = loaded
+        for shift in all.shuffled(using: &random).prefix(40) { edited = try edited.applying(.unscheduleShift(shift.id)).schedule }
+        for (n, shift) in all.shuffled(using: &random).prefix(10).enumerated() {
+            edited = try edited.applying(.scheduleShift(ScheduledShift(
+                id: ShiftID(uuid(800_000 + n)), shiftTypeID: shift.shiftTypeID, date: shift.date, personID: people.randomElement(using: &random)))).schedule
+        }
+        #expect(edited.shiftCounts(of: people) == people.map { edited.shiftCount(of: $0) })
         for shift in all where shift.hasCustomEventIdentifier {
             #expect(source.shift(customEventIdentifier: shift.eventIdentifier) == shift)
         }

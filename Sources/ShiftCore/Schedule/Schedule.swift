@@ -226,6 +226,20 @@ extension Schedule {
         return total
     }
 
+    /// How many scheduled shifts each of these people has, in their order: what
+    /// `shiftCount(of:)` says for each, with a store that counts everyone at once (SQLite,
+    /// PostgreSQL) asked once instead of once per person.
+    public func shiftCounts(of people: [PersonID]) -> [Int] {
+        guard let source, let stored = source.shiftCountsByPerson() else { return people.map { shiftCount(of: $0) } }
+        var hidden: [PersonID: Int] = [:]
+        for id in hiddenShifts {
+            if let person = source.shift(id)?.personID { hidden[person, default: 0] += 1 }
+        }
+        return people.map { person in
+            (index.shifts(of: person)?.count ?? 0) + (stored[person] ?? 0) - (hidden[person] ?? 0)
+        }
+    }
+
     /// Demand that applies on a date: entries for that date and for its weekday.
     public func demand(on date: LocalDate) -> [Demand] {
         let ids = (demandByDay[.date(date)] ?? []) + (demandByDay[.weekday(date.weekday)] ?? [])

@@ -91,6 +91,11 @@ public protocol ScheduleSource: ChangeLogSource {
     /// How many shifts a person has, dated `from` or later when given.
     func shiftCount(of person: PersonID, from: LocalDate?) -> Int
 
+    /// How many shifts each person with any has, in one pass (people without shifts are left
+    /// out), or nil when the source has no cheaper way than asking person by person. A
+    /// database answers it in one query instead of a round trip per person.
+    func shiftCountsByPerson() -> [PersonID: Int]?
+
     /// Shifts whose id, as lowercase text, starts with `prefix`, in id order, at most `limit`.
     func shifts(idPrefix: String, limit: Int) -> [ScheduledShift]
 
@@ -144,6 +149,10 @@ public struct ShiftReference: Hashable, Sendable, Comparable {
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.date != rhs.date ? lhs.date < rhs.date : lhs.id < rhs.id }
+}
+
+extension ScheduleSource {
+    public func shiftCountsByPerson() -> [PersonID: Int]? { nil }
 }
 
 extension ScheduleSource {
