@@ -126,9 +126,14 @@ public actor ScheduleStore {
         _ = source?.takeFailure()
         let base = try basis(for: mutation)
         let (proposed, changes) = try base.applying(mutation)
-        let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: proposed, user: user, timestamp: timestamp)
-        try permissions?.authorize(proposal)
-        let violations = validators.isEmpty ? [] : try evaluate(proposal)
+        // The proposal (two schedules copied in) is made only for what reads it: with no roles
+        // and no rules, one mutation in memory is a few microseconds, and copies show.
+        var violations: [Violation] = []
+        if permissions != nil || !validators.isEmpty {
+            let proposal = Proposal(mutation: mutation, changes: changes, before: base, after: proposed, user: user, timestamp: timestamp)
+            try permissions?.authorize(proposal)
+            if !validators.isEmpty { violations = try evaluate(proposal) }
+        }
         // A read of the store that failed while proposing or checking: the rules may have
         // passed on missing data, so nothing is written.
         if let failure = source?.takeFailure() { throw failure }
@@ -300,11 +305,15 @@ public actor ScheduleStore {
     private func logEntries(
         for changes: [Change], before: Schedule, after: Schedule, user: UserProfile, timestamp: Date, reason defaultReason: String?
     ) -> [ChangeLogEntry] {
+        // Shifts created with one reason are counted only where there can be enough of them
+        // (one mutation's change needs no dictionary).
         var createdByReason: [String?: Int] = [:]
-        for change in changes {
-            if case let .shift(nil, _?, reason) = change { createdByReason[reason ?? defaultReason, default: 0] += 1 }
+        if changes.count >= ChangeLogEntry.batchThreshold {
+            for change in changes {
+                if case let .shift(nil, _?, reason) = change { createdByReason[reason ?? defaultReason, default: 0] += 1 }
+            }
         }
-        let batched = Set(createdByReason.filter { $0.value >= ChangeLogEntry.batchThreshold }.keys)
+        let batched = createdByReason.isEmpty ? [] : Set(createdByReason.filter { $0.value >= ChangeLogEntry.batchThreshold }.keys)
         var batches: [String?: (position: Int, ids: [ShiftID], first: LocalDate, last: LocalDate)] = [:]
         var entries: [ChangeLogEntry] = []
         entries.reserveCapacity(batched.isEmpty ? changes.count : changes.count - createdByReason.values.reduce(0, +) + batched.count)
