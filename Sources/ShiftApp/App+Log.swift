@@ -117,8 +117,9 @@ extension App {
     /// in the store's time zone, `--limit` counts both.
     public func log(from: String?, to: String?, limit: Int?) throws -> CommandResult {
         let schedule = try load()
-        // Only `log` reads a JSON store's change log (other commands leave it unread).
-        try schedule.changeLog.prepare()
+        // Only `log` reads a JSON store's change log (other commands leave it unread), and only
+        // the entries it shows.
+        try schedule.changeLog.prepareToList()
         let start = try optionalDate(from, option: "--from", in: schedule)
         let end = try optionalDate(to, option: "--to", in: schedule)
         try InputParsing.range(from: start, to: end)
@@ -128,6 +129,7 @@ extension App {
         let items = LogItem.merged(
             schedule.changeLog.entries(from: first, to: last, newestFirst: true, limit: count),
             LogItem.requestEvents(in: schedule, from: first, to: last), limit: count)
+        if let failure = schedule.changeLog.takeFailure() ?? schedule.source?.takeFailure() { throw failure }
         var table = TextTable("WHEN", "USER", "CHANGE", "SHIFT DATE", "BEFORE", "AFTER", "REASON")
         for item in items { table.add(row: Self.logColumns(item, zone: schedule.zone)) }
         var entries: [ChangeLogEntry] = []

@@ -8,7 +8,11 @@ import Darwin
 #endif
 
 /// The change-log section of a JSON store, left unread when the store was opened and decoded
-/// the first time a command asks for an entry (`log`, a save, `migrate`).
+/// the first time a command asks for an entry (a save, `migrate`). `log` decodes only the
+/// entries it shows: `prepareToList` finds where each entry lies in one pass over the section's
+/// bytes (following strings and nesting, decoding nothing), and each page is decoded from its
+/// own bytes (a million entries: the newest 20 in about half a second instead of four, without
+/// holding the log in memory).
 ///
 /// Opening steps over the section without decoding it, so `validate`, listings, `calendar` and
 /// `solve` never pay for a log they do not show. The section is read again from the file that
@@ -23,6 +27,10 @@ final class JSONChangeLogSource: ChangeLogSource {
         var loaded: Result<[ChangeLogEntry], StorageError>?
         /// The entries from the last `notBefore` asked for, which a walk asks for page after page.
         var filtered: (notBefore: Date, entries: [ChangeLogEntry])?
+        /// Where each entry lies in the file (`prepareToList`), while the log is not decoded whole.
+        var entryRanges: [Range<Int>]?
+        /// The first entry that could not be read since `takeLogFailure`.
+        var failure: StorageError?
     }
 
     private let state = Mutex(State())
@@ -41,6 +49,128 @@ final class JSONChangeLogSource: ChangeLogSource {
 
     func prepare() throws {
         _ = try load()
+    }
+
+    func prepareToList() throws {
+        if state.withLock({ $0.loaded != nil || $0.entryRanges != nil }) { return }
+        if let ranges = try findEntries() {
+            state.withLock { $0.entryRanges = ranges }
+        } else {
+            // Not an array of objects as written: decoding it whole names what is wrong.
+            _ = try load()
+        }
+    }
+
+    func takeLogFailure() -> (any Error)? {
+        state.withLock { state in
+            defer { state.failure = nil }
+            return state.failure
+        }
+    }
+
+    /// Where each entry of the section lies, from one pass over its bytes (read a megabyte at a
+    /// time) that follows strings, escapes and nesting without decoding anything; nil when the
+    /// section is not an array of objects separated by commas.
+    private func findEntries() throws(StorageError) -> [Range<Int>]? {
+        let (quote, backslash, comma) = (UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: ","))
+        let (openBrace, closeBrace, openBracket, closeBracket) = (UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"))
+        var ranges: [Range<Int>] = []
+        var depth = 0, inString = false, escaped = false, start = 0
+        // Outside entries: 0 before the array, 1 wanting an entry or the end, 2 wanting a comma
+        // or the end, 3 wanting an entry (after a comma), 4 after the array.
+        var expecting = 0
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let end = min(offset + (1 << 20), range.upperBound)
+            let chunk = try read(offset..<end)
+            let wellFormed = chunk.withUnsafeBufferPointer { bytes -> Bool in
+                for i in 0..<bytes.count {
+                    let byte = bytes[i]
+                    if inString {
+                        if escaped { escaped = false } else if byte == backslash { escaped = true } else if byte == quote { inString = false }
+                        continue
+                    }
+                    if depth >= 2 {
+                        if byte == quote { inString = true } else if byte == openBrace || byte == openBracket { depth += 1 } else if byte == closeBrace || byte == closeBracket {
+                            depth -= 1
+                            if depth == 1 {
+                                guard byte == closeBrace else { return false }
+                                ranges.append(start..<offset + i + 1)
+                                expecting = 2
+                            }
+                        }
+                        continue
+                    }
+                    switch byte {
+                    case 0x20, 0x0A, 0x0D, 0x09: continue
+                    case openBracket where expecting == 0: (depth, expecting) = (1, 1)
+                    case openBrace where expecting == 1 || expecting == 3: (depth, start) = (2, offset + i)
+                    case comma where expecting == 2: expecting = 3
+                    case closeBracket where expecting == 1 || expecting == 2: (depth, expecting) = (0, 4)
+                    default: return false
+                    }
+                }
+                return true
+            }
+            guard wellFormed else { return nil }
+            offset = end
+        }
+        return expecting == 4 ? ranges : nil
+    }
+
+    /// The entries at `positions` (in the section's order), each decoded from its own bytes; nil
+    /// when one cannot be: the whole section is then decoded, and its error (naming the line and
+    /// column in the file) is kept for `takeLogFailure`.
+    private func decodeEntries(_ positions: Range<Int>, of ranges: [Range<Int>]) -> [ChangeLogEntry]? {
+        guard !positions.isEmpty else { return [] }
+        do throws(StorageError) {
+            var bytes: [UInt8] = [UInt8(ascii: "[")]
+            for position in positions {
+                if position > positions.lowerBound { bytes.append(UInt8(ascii: ",")) }
+                bytes += try read(ranges[position])
+            }
+            bytes.append(UInt8(ascii: "]"))
+            return try bytes.withUnsafeBufferPointer { buffer throws(StorageError) in
+                try StoreFileCodec.decodeChangeLog(buffer, version: version, path: path, linesBefore: 0, columnsBefore: 0)
+            }
+        } catch {
+            do throws(StorageError) {
+                let all = try load()
+                return positions.upperBound <= all.count ? Array(all[positions]) : nil
+            } catch {
+                state.withLock { state in
+                    if state.failure == nil { state.failure = error }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The entries' places while the log is listed entry by entry (nil once it is decoded whole).
+    private var unreadEntries: [Range<Int>]? {
+        state.withLock { $0.loaded == nil ? $0.entryRanges : nil }
+    }
+
+    /// At most `limit` entries within `from`…`to`, oldest or newest first, decoded a page at a
+    /// time from the end they are taken from: a page of what is still wanted, growing (up to
+    /// 1,024) while the range skips entries.
+    private func listed(_ ranges: [Range<Int>], from: Date?, to: Date?, newestFirst: Bool, limit: Int) -> [ChangeLogEntry] {
+        var result: [ChangeLogEntry] = []
+        var next = newestFirst ? ranges.count : 0
+        var page = min(limit, 64)
+        while result.count < limit {
+            let positions = newestFirst ? max(0, next - page)..<next : next..<min(ranges.count, next + page)
+            if positions.isEmpty { break }
+            guard let entries = decodeEntries(positions, of: ranges) else { return [] }
+            for entry in newestFirst ? Array(entries.reversed()) : entries where result.count < limit {
+                if let from, entry.timestamp < from { continue }
+                if let to, entry.timestamp > to { continue }
+                result.append(entry)
+            }
+            next = newestFirst ? positions.lowerBound : positions.upperBound
+            page = min(1_024, max(limit - result.count, page * 2))
+        }
+        return result
     }
 
     private func load() throws(StorageError) -> [ChangeLogEntry] {
@@ -118,16 +248,24 @@ final class JSONChangeLogSource: ChangeLogSource {
     // MARK: ChangeLogSource
 
     func changeLogCount(notBefore: Date?) -> Int {
-        entries(notBefore: notBefore).count
+        if notBefore == nil, let ranges = unreadEntries { return ranges.count }
+        return entries(notBefore: notBefore).count
     }
 
     func changeLogEntries(notBefore: Date?, offset: Int, limit: Int) -> [ChangeLogEntry] {
+        if notBefore == nil, limit <= 4_096, let ranges = unreadEntries {
+            guard offset < ranges.count, limit > 0 else { return [] }
+            return decodeEntries(offset..<min(ranges.count, offset + limit), of: ranges) ?? []
+        }
         let all = entries(notBefore: notBefore)
         guard offset < all.count, limit > 0 else { return [] }
         return Array(all[offset..<min(all.count, offset + limit)])
     }
 
     func changeLogEntries(from: Date?, to: Date?, newestFirst: Bool, limit: Int?) -> [ChangeLogEntry] {
+        if let limit, let ranges = unreadEntries {
+            return limit > 0 ? listed(ranges, from: from, to: to, newestFirst: newestFirst, limit: limit) : []
+        }
         let all = entries(notBefore: nil)
         let wanted = limit ?? Int.max
         var result: [ChangeLogEntry] = []

@@ -147,6 +147,14 @@ final class JSONScheduleSource: ScheduleSource {
         try log?.prepare()
     }
 
+    func prepareToList() throws {
+        try log?.prepareToList()
+    }
+
+    func takeLogFailure() -> (any Error)? {
+        log?.takeLogFailure()
+    }
+
     // MARK: Failures
 
     func takeFailure() -> (any Error)? {

@@ -107,6 +107,85 @@ import ShiftCore
         #expect(try JSONFileRepository(path: path).load().0.changeLog.isEmpty)
     }
 
+    /// A store whose log has `count` entries with awkward reasons (quotes, braces, brackets,
+    /// backslashes, commas, non-ASCII), some with snapshots, one bulk entry, timestamps a minute
+    /// apart and out of order here and there.
+    static func storeWithLog(_ count: Int, at path: String) throws -> [ChangeLogEntry] {
+        let type = ShiftType(id: ShiftTypeID(uuid(2)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let reasons = [nil, "plain", #"quote " and backslash \ end"#, "brace } bracket ] comma , open { [", "Zoë — ünïcode ✓", #"\"}]"#]
+        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        let entries = (0..<count).map { n in
+            let snapshot = ShiftSnapshot(shiftID: ShiftID(uuid(10_000 + n)), shiftTypeID: type.id, symbol: "D", title: "Day",
+                                         duration: type.duration, date: LocalDate("2026-03-01")!.adding(days: n % 30), personName: "P\(n % 7)")
+            return ChangeLogEntry(
+                id: ChangeLogEntryID(uuid(20_000 + n)), timestamp: start.addingTimeInterval(Double(n % 9 == 8 ? n - 5 : n) * 60),
+                userId: "u\(n % 3)", userDisplayName: "User \(n % 3)", changeType: n % 4 == 0 ? .deleted : .created,
+                scheduledShiftDate: snapshot.date, oldShiftSnapshot: n % 4 == 0 ? snapshot : nil, newShiftSnapshot: n % 4 == 0 ? nil : snapshot,
+                reason: reasons[n % reasons.count],
+                createdShifts: n == count / 2 ? CreatedShifts(shiftIDs: [ShiftID(uuid(1)), ShiftID(uuid(3))], lastDate: snapshot.date) : nil)
+        }
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [type], people: [], shifts: [], changeLog: entries)
+        try JSONFileRepository(path: path).write(StoreFileCodec.encode(schedule))
+        return entries
+    }
+
+    /// `log` lists a JSON store's newest entries without decoding the whole log: what it lists
+    /// must be what the log decoded whole gives, for every limit, time range, direction and page.
+    @Test func listingEntryByEntryGivesWhatTheWholeLogGives() throws {
+        let directory = try TemporaryFolder()
+        let path = directory.file("schedule.json")
+        let written = try Self.storeWithLog(700, at: path)
+        let whole = try JSONFileRepository(path: path).load().0.changeLog
+        try whole.prepare()
+        #expect(Array(whole) == written)
+        let listed = try JSONFileRepository(path: path).load().0.changeLog
+        try listed.prepareToList()
+        #expect(listed.count == written.count)
+        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        for limit in [0, 1, 5, 64, 65, 200, 699, 700, 5_000] {
+            for newestFirst in [true, false] {
+                #expect(listed.entries(newestFirst: newestFirst, limit: limit) == whole.entries(newestFirst: newestFirst, limit: limit))
+                let (from, to) = (start.addingTimeInterval(100 * 60), start.addingTimeInterval(400 * 60))
+                #expect(listed.entries(from: from, to: to, newestFirst: newestFirst, limit: limit)
+                        == whole.entries(from: from, to: to, newestFirst: newestFirst, limit: limit), "limit \(limit)")
+                #expect(listed.entries(from: from, newestFirst: newestFirst, limit: limit) == whole.entries(from: from, newestFirst: newestFirst, limit: limit))
+            }
+        }
+        for position in [0, 1, 63, 64, 350, 699] { #expect(listed[position] == written[position]) }
+        #expect(listed.takeFailure() == nil)
+    }
+
+    /// A damaged entry is found when it is listed (with the line and column a whole read names),
+    /// not before; a section that is not an array of objects is refused at once.
+    @Test func aDamagedEntryIsSaidWhenListed() throws {
+        let directory = try TemporaryFolder()
+        let path = directory.file("schedule.json")
+        _ = try Self.storeWithLog(300, at: path)
+        var text = String(decoding: readBytes(path), as: UTF8.self)
+        // The second newest entry gets a change type no version knows.
+        let target = try #require(text.range(of: "\"id\": \"\(uuid(20_298).uuidString.lowercased())\""))
+        let type = try #require(text.range(of: "\"changeType\": \"", range: target.upperBound..<text.endIndex))
+        let value = try #require(text.range(of: "\"", range: type.upperBound..<text.endIndex))
+        text.replaceSubrange(type.upperBound..<value.lowerBound, with: "invented")
+        writeText(text, to: path)
+
+        let whole = try JSONFileRepository(path: path).load().0.changeLog
+        var wholeError: (any Error)?
+        do { try whole.prepare() } catch { wholeError = error }
+        let expected = try #require(wholeError as? StorageError)
+
+        let listed = try JSONFileRepository(path: path).load().0.changeLog
+        try listed.prepareToList()
+        #expect(listed.entries(newestFirst: true, limit: 1).count == 1, "the newest entry is whole")
+        #expect(listed.takeFailure() == nil)
+        #expect(listed.entries(newestFirst: true, limit: 2).isEmpty)
+        #expect(listed.takeFailure() as? StorageError == expected)
+
+        writeText(text.replacingOccurrences(of: "\"changeLog\": [", with: "\"changeLog\": [1, "), to: path)
+        let broken = try JSONFileRepository(path: path).load().0.changeLog
+        #expect(throws: StorageError.self) { try broken.prepareToList() }
+    }
+
     @Test(arguments: [
         (#"[]"#, 2), (#"[{"a": "x\"]}", "b": "\\"}, ["]", "{"]] , 1"#, 39), (#"{"k": "\\\"}"}"#, 14), (#"  [[[]]]x"#, 8),
     ]) func steppingOverAValueEndsWhereItEnds(_ text: String, _ end: Int) throws {

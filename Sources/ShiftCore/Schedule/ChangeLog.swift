@@ -76,6 +76,17 @@ public struct ChangeLog: RandomAccessCollection, Hashable, Sendable {
         try source?.prepare()
     }
 
+    /// Gets ready to list entries (`ChangeLogSource.prepareToList`): a command that only shows
+    /// some of the log calls it instead of `prepare()`, then `takeFailure()` after reading them.
+    public func prepareToList() throws {
+        try source?.prepareToList()
+    }
+
+    /// The first entry the source could not read since the last call, and forgets it.
+    public func takeFailure() -> (any Error)? {
+        source?.takeLogFailure()
+    }
+
     private var localCount: Int { chunks.count * ChangeLog.chunkSize + tailCount }
     private var sourceCount: Int { source?.changeLogCount(notBefore: prunedBefore) ?? 0 }
 

@@ -41,10 +41,22 @@ public protocol ChangeLogSource: AnyObject, Sendable {
 
     /// Reads whatever the source deferred and throws the error it met (a damaged section).
     func prepare() throws
+
+    /// Gets ready to list entries (`log`): what `prepare()` does, unless the source can read
+    /// entries one at a time (a JSON store's log section: it finds where each entry lies, and
+    /// decodes only those asked for). An entry that cannot be read then is said by
+    /// `takeLogFailure()`. A command that writes the log calls `prepare()` instead.
+    func prepareToList() throws
+
+    /// The first entry that could not be read since the last call (after `prepareToList()`), and
+    /// forgets it.
+    func takeLogFailure() -> (any Error)?
 }
 
 extension ChangeLogSource {
     public func prepare() throws {}
+    public func prepareToList() throws { try prepare() }
+    public func takeLogFailure() -> (any Error)? { nil }
 }
 
 /// Where the big parts of a schedule live when they are not held in memory: the scheduled
