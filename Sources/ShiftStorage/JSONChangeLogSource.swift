@@ -11,8 +11,8 @@ import Darwin
 /// the first time a command asks for an entry (a save, `migrate`). `log` decodes only the
 /// entries it shows: `prepareToList` finds where each entry lies in one pass over the section's
 /// bytes (following strings and nesting, decoding nothing), and each page is decoded from its
-/// own bytes (a million entries: the newest 20 in about half a second instead of four, without
-/// holding the log in memory).
+/// own bytes (a million entries: `log --limit 20` in about a second instead of four and a half,
+/// and 116 MiB instead of 1 GiB).
 ///
 /// Opening steps over the section without decoding it, so `validate`, listings, `calendar` and
 /// `solve` never pay for a log they do not show. The section is read again from the file that
