@@ -2,6 +2,7 @@ import Dependencies
 import Foundation
 import ShiftCore
 import ShiftDependencies
+import ShiftStorage
 import TestSupport
 import Testing
 
@@ -29,6 +30,29 @@ import Testing
             #expect(try await changeLog.fetchRecent(limit: 0).isEmpty)
             let range = try await changeLog.fetchInRange(from: fixedNow.addingTimeInterval(-30 * 3600), to: fixedNow.addingTimeInterval(-1))
             #expect(range.map(\.reason) == ["entry 2"])
+        }
+    }
+
+    /// Over a JSON store, the newest entries are read without the rest of the log: a damaged
+    /// oldest entry does not stop them, and a read of the whole log names it.
+    @Test func recentEntriesOfAJSONStoreAreReadWithoutTheRest() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path + "/schedule.json"
+        let entries = (1...5).map { entry($0, hoursAgo: Double(10 - $0)) }
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "Europe/Berlin"), changeLog: entries)
+        var text = String(decoding: StoreFileCodec.encode(schedule), as: UTF8.self)
+        let first = try #require(text.range(of: #""changeType": "updated""#))
+        text.replaceSubrange(first, with: #""changeType": "invented""#)
+        try JSONFileRepository(path: path).write(Array(text.utf8))
+        let configuration = ScheduleConfiguration(
+            backend: .jsonFile(path: path, createIfMissing: false, initialSettings: StoreSettings(timeZoneIdentifier: "Europe/Berlin")),
+            rulesDirectories: [], defaultProfile: alice)
+        try await withLiveClients(configuration) { () async throws -> Void in
+            @Dependency(\.changeLogClient) var changeLog
+            #expect(try await changeLog.fetchRecent(limit: 2).map(\.reason) == ["entry 5", "entry 4"])
+            await #expect(throws: StorageError.self) { try await changeLog.fetchRecent(limit: 5) }
+            await #expect(throws: StorageError.self) { try await changeLog.fetchAll() }
         }
     }
 

@@ -19,8 +19,15 @@ extension ChangeLogClient: DependencyKey {
             fetchInRange: { from, to in
                 try await connection().read { try $0.changeLog.prepare(); return $0.changeLog.entries(from: from, to: to, newestFirst: true) }
             },
+            // Only the entries asked for are read (a JSON store's log entry by entry, as `log`
+            // does); a damaged one among them throws.
             fetchRecent: { limit in
-                try await connection().read { try $0.changeLog.prepare(); return $0.changeLog.entries(newestFirst: true, limit: max(0, limit)) }
+                try await connection().read { schedule in
+                    try schedule.changeLog.prepareToList()
+                    let recent = schedule.changeLog.entries(newestFirst: true, limit: max(0, limit))
+                    if let failure = schedule.changeLog.takeFailure() { throw failure }
+                    return recent
+                }
             },
             deleteOlderThan: { date in try await Self.prune(connection(), before: date) },
             deleteAll: { try await Self.prune(connection(), before: .distantFuture) },
