@@ -104,12 +104,15 @@ import Testing
         pending.append(ScheduledShift(id: shifts[3].id, shiftTypeID: types[1].id, date: start.adding(days: 30), personID: people[1].id))
         let anyShift = shifts + pending
         let violations = (0..<400).map { n -> Violation in
-            let shift = Bool.random(using: &random) ? anyShift.randomElement(using: &random) : nil
+            // Every 50th finding is about the shift the change moved, without a date of its own:
+            // it must be named as the change would leave it.
+            let aboutMoved = n % 50 == 7
+            let shift = aboutMoved ? shifts[3] : Bool.random(using: &random) ? anyShift.randomElement(using: &random) : nil
             return Violation(
                 ruleID: ["a", "b", "c"][n / 150], severity: Violation.Severity.allCases.randomElement(using: &random)!, message: "m\(n % 5)",
                 penalty: Bool.random(using: &random) ? Double(n % 4) : nil, shiftID: shift?.id,
                 personID: Bool.random(using: &random) ? people.randomElement(using: &random)!.id : nil,
-                date: Bool.random(using: &random) ? start.adding(days: n % 11) : nil,
+                date: !aboutMoved && Bool.random(using: &random) ? start.adding(days: n % 11) : nil,
                 relatedShiftIDs: Bool.random(using: &random) ? [shifts[n % 60].id] : [],
                 source: ["/team/rules/a.lua", "/team/lib/util.lua", "/elsewhere/b.lua"][n % 3], line: Int32(n % 4),
                 shiftTypeID: n % 13 == 0 ? types[1].id : nil)
