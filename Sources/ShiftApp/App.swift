@@ -45,7 +45,7 @@ public struct App: Sendable {
         let warnings = result.violations.map { ViolationOutput($0, schedule: schedule, directory: environment.currentDirectory) }
         var text = "\(action) \(kind) \(label) (\(shortID(id)))\n"
         for group in ViolationReport.grouped(warnings, weekStart: schedule.settings.weekStart) {
-            let warning = group.items[0]
+            let warning = warnings[group.items[0]]
             let when = ViolationReport.span(group.first, group.last).map { "\($0) " } ?? ""
             text += "\(warning.severity): \(when)\(warning.message) (\(warning.rule))" + (group.count > 1 ? " (×\(group.count))\n" : "\n")
         }

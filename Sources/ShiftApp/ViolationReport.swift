@@ -301,12 +301,7 @@ public struct ViolationReport: Encodable, Sendable {
     /// types, the first message and how many there are (`(×7)`); a line then says so.
     static func table(_ violations: [ViolationOutput], weekStart: Weekday) -> String {
         guard !violations.isEmpty else { return "" }
-        // Grouped by position, each finding read through the buffer: a group holds indices, and
-        // a field is read without copying the whole finding.
-        let groups = violations.withUnsafeBufferPointer { all in
-            FindingGrouping.group(Array(all.indices), weekStart: weekStart, key: { Self.groupingKey(all[$0]) },
-                                  date: { all[$0].date.flatMap { LocalDate($0) } }, message: { all[$0].message })
-        }
+        let groups = grouped(violations, weekStart: weekStart)
         var table = TextTable("DATE", "PERSON", "TYPE", "SEVERITY", "RULE", "MESSAGE")
         for group in groups {
             let first = violations[group.items[0]]
@@ -323,14 +318,15 @@ public struct ViolationReport: Encodable, Sendable {
         return out
     }
 
-    /// Repeated findings together (`FindingGrouping`).
-    static func grouped(_ violations: [ViolationOutput], weekStart: Weekday) -> [FindingGroup<ViolationOutput>] {
-        FindingGrouping.group(violations, weekStart: weekStart, key: groupingKey, date: { $0.date.flatMap { LocalDate($0) } }, message: \.message)
-    }
-
-    static func groupingKey(_ violation: ViolationOutput) -> FindingGrouping.Key {
-        FindingGrouping.Key(rule: violation.rule, severity: Violation.Severity(rawValue: violation.severity) ?? .error,
-                            person: violation.personID, type: violation.type)
+    /// Repeated findings together (`FindingGrouping`), as positions in `violations`: a group
+    /// holds indices, and each field is read through the buffer without copying the finding.
+    static func grouped(_ violations: [ViolationOutput], weekStart: Weekday) -> [FindingGroup<Int>] {
+        violations.withUnsafeBufferPointer { all in
+            FindingGrouping.group(Array(all.indices), weekStart: weekStart, key: { index in
+                FindingGrouping.Key(rule: all[index].rule, severity: Violation.Severity(rawValue: all[index].severity) ?? .error,
+                                    person: all[index].personID, type: all[index].type)
+            }, date: { all[$0].date.flatMap { LocalDate($0) } }, message: { all[$0].message })
+        }
     }
 
     /// `2026-03-02`, or a span: `2026-03-02..03-08` (`2026-12-28..2027-01-03` across a year).

@@ -165,9 +165,6 @@ public struct ShiftReference: Hashable, Sendable, Comparable {
 
 extension ScheduleSource {
     public func shiftCountsByPerson() -> [PersonID: Int]? { nil }
-}
-
-extension ScheduleSource {
     public var answersFromMemory: Bool { false }
 }
 
