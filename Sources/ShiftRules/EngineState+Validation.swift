@@ -259,8 +259,9 @@ extension EngineState {
         let period = try schedule.planningPeriod()
         for day in days {
             let inPeriod = period?.contains(day) ?? false
-            for entry in schedule.demand(on: day) {
-                let staffed = schedule.staffed(entry, on: day)
+            let entries = schedule.demand(on: day)
+            let counts = schedule.staffed(entries, on: day)
+            for (entry, staffed) in zip(entries, counts) {
                 for rule in phased {
                     let key = DemandKey(
                         rule: ObjectIdentifier(rule), params: ObjectIdentifier(rule.params), demand: entry, day: day,

@@ -337,6 +337,42 @@ import Testing
             }
         }
     }
+
+    /// A day's demand entries counted in one pass (`staffed(_:on:)` of a list, what the demand
+    /// phases use) give each entry's own count, in memory and over a source.
+    @Test func staffedOfADaysDemandIsEachEntrysCount() async throws {
+        let (store, _) = try await f.store()
+        var bob = f.bob, carol = f.carol
+        bob.attributes["skills"] = .list([.string("nurse"), .string("head")])
+        carol.attributes["skills"] = .string("nurse")
+        let dan = Person(id: PersonID(uuid(12)), displayName: "Dan", attributes: ["skills": .list([.string("head")])])
+        var mutations: [Mutation] = [.updatePerson(bob), .updatePerson(carol), .addPerson(dan)]
+        let people: [Person?] = [bob, carol, nil, dan]
+        let skills: [AttributeValue?] = [.string("nurse"), .string("head"), nil, .number(1), .list([.string("nurse")])]
+        for n in 1...300 {
+            var shift = f.shift(n, [f.day, f.night][n % 2], "2026-03-0\(1 + n % 5)", people[(n / 2) % 4])
+            if let skill = skills[(n / 7) % 5] { shift.attributes = ["skill": skill] }
+            mutations.append(.scheduleShift(shift))
+        }
+        try await store.apply(.batch(mutations))
+        let plain = await store.schedule
+        let sourced = try SourceRepository(plain).load().0
+        for s in [plain, sourced] {
+            for day in 1...5 {
+                let on = date("2026-03-0\(day)")
+                var demands: [Demand] = []
+                for type in [f.day, f.night] {
+                    for skill in [nil, "nurse", "head", "cook"] as [String?] {
+                        demands.append(Demand(id: DemandID(UUID()), day: .date(on), shiftTypeID: type.id, skill: skill, minimum: 1, optimal: 2))
+                    }
+                }
+                for count in [0, 1, 2, 5, demands.count] {
+                    let some = Array(demands.shuffled().prefix(count))
+                    #expect(s.staffed(some, on: on) == some.map { s.staffed($0, on: on) }, "day \(day), \(count) entries")
+                }
+            }
+        }
+    }
 }
 
 /// Findings grouped for people: the same message up to its dates is one group, whatever weeks

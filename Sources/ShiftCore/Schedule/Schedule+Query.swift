@@ -273,6 +273,54 @@ extension Schedule {
         return total
     }
 
+    /// `staffed(_:on:)` of each of `demands` on one day, in order, from one pass over the day's
+    /// assigned shifts of their types (a day's demand entries, one per shift type and skill,
+    /// each walked the day's shifts of its type on its own).
+    /// `AttributeCountTests.staffedOfADaysDemandIsEachEntrysCount` compares the two.
+    public func staffed(_ demands: [Demand], on day: LocalDate) -> [Int] {
+        if demands.count < 2 { return demands.map { staffed($0, on: day) } }
+        // The assigned shifts of each type that day: their person and own `skill` (nil: none).
+        var skilledTypes: Set<ShiftTypeID> = []
+        var types: Set<ShiftTypeID> = []
+        for demand in demands {
+            types.insert(demand.shiftTypeID)
+            if demand.skill != nil { skilledTypes.insert(demand.shiftTypeID) }
+        }
+        var held: [ShiftTypeID: [(person: PersonID, skill: AttributeValue?)]] = [:]
+        let query = ShiftQuery(from: day, to: day, shiftTypeIDs: types)
+        if source != nil {
+            forEachShiftUnordered(query) { shift in
+                if let person = shift.personID { held[shift.shiftTypeID, default: []].append((person, shift.attributes["skill"])) }
+                return true
+            }
+        } else {
+            let table = shiftStore
+            forEachHeldEntry(query) { id, entry in
+                guard let person = entry.personID else { return true }
+                let skill = skilledTypes.contains(entry.shiftTypeID) ? table.attributes(of: id, entry)["skill"] : nil
+                held[entry.shiftTypeID, default: []].append((person, skill))
+                return true
+            }
+        }
+        return demands.map { demand in
+            guard let shifts = held[demand.shiftTypeID] else { return 0 }
+            guard let skill = demand.skill else { return shifts.count }
+            var total = 0
+            for shift in shifts {
+                if let own = shift.skill {
+                    if own == .string(skill) { total += 1 }
+                    continue
+                }
+                switch personStore[shift.person]?.attributes["skills"] {
+                case let .string(name)?: if name == skill { total += 1 }
+                case let .list(names)?: if names.contains(.string(skill)) { total += 1 }
+                default: break
+                }
+            }
+            return total
+        }
+    }
+
     /// The held shifts a query selects as index entries, in no order within a day, until `body`
     /// returns false (`query.limit` is ignored): `forEachHeldShift` without making the shifts.
     private func forEachHeldEntry(_ query: ShiftQuery, _ body: (ShiftID, ShiftTable.Entry) -> Bool) {
