@@ -5,6 +5,8 @@ struct MoveGenerator {
     let slotDay: [Int]
     /// Per slot, its kind: slots of one kind have the same shift type and skill.
     let slotKind: [Int]
+    /// Per slot, its shift type (an index, one per shift type among the slots).
+    let slotType: [Int]
     let peopleCount: Int
     let dayCount: Int
     /// Who suits which kind of slot (everyone, until `SlotFit(probing:)` says otherwise).
@@ -15,6 +17,8 @@ struct MoveGenerator {
         var slotDay: [Int] = []
         var kinds: [String: Int] = [:]
         var slotKind: [Int] = []
+        var types: [String: Int] = [:]
+        var slotType: [Int] = []
         for (index, slot) in problem.slots.enumerated() {
             let day = problem.window.lowerBound.days(to: slot.date)
             byDay[day].append(index)
@@ -22,25 +26,32 @@ struct MoveGenerator {
             let kind = "\(slot.shift.shiftTypeID)|\(slot.skill ?? "")"
             if kinds[kind] == nil { kinds[kind] = kinds.count }
             slotKind.append(kinds[kind]!)
+            let type = "\(slot.shift.shiftTypeID)"
+            if types[type] == nil { types[type] = types.count }
+            slotType.append(types[type]!)
         }
         slotsByDay = byDay
         self.slotDay = slotDay
         self.slotKind = slotKind
+        self.slotType = slotType
         peopleCount = problem.people.count
         dayCount = problem.days.count
         fit = SlotFit(kinds: kinds.count, people: problem.people.count)
     }
 
     enum Kind: String, CaseIterable, Sendable {
-        /// One slot to another person, or to nobody.
+        /// One slot to another person, or to nobody. Four times in five, a person who already
+        /// holds a slot that day gives it to the slot's holder (or leaves it empty) instead of
+        /// holding two.
         case reassign
         /// Two slots of a day exchange their people: a swap, or a change of shift type when one
         /// of them is empty.
         case exchange
         /// Two people exchange everything they hold on a run of 1 to 7 consecutive days.
         case swapDays
-        /// One person takes a free slot on each day of a run of 2 to 7 days, or gives up all
-        /// they hold on such a run.
+        /// One person takes a free slot of one shift type on each day of a run of 2 to 7 days
+        /// (mostly the type they work the day before or after it), or gives up all they hold
+        /// on such a run.
         case block
         /// One person moves, on each day of a run of 1 to 7 days, to a slot of one other kind
         /// (shift type and skill): a free one, or one whose holder takes theirs in exchange.
@@ -61,9 +72,9 @@ struct MoveGenerator {
         // Half the time while the rules still find errors, the move starts where they find them.
         if state.total.hard > 0, random.chance(0.5), let move = repair(state, &random, occupancy) { return move }
         let roll = random.below(100)
-        let kind: Kind = roll < 25 ? .reassign : roll < 45 ? .exchange : roll < 70 ? .swapDays : roll < 85 ? .block : .retype
+        let kind: Kind = roll < 15 ? .reassign : roll < 30 ? .exchange : roll < 55 ? .swapDays : roll < 80 ? .block : .retype
         switch kind {
-        case .reassign: return reassign(state, &random)
+        case .reassign: return reassign(state, &random, occupancy)
         case .exchange: return exchange(state, &random)
         case .swapDays: return swapDays(state, &random, occupancy)
         case .block: return block(state, &random, occupancy)
@@ -144,10 +155,18 @@ struct MoveGenerator {
         return changes.isEmpty ? nil : changes
     }
 
-    private func reassign(_ state: SearchState, _ random: inout SeededGenerator) -> [(slot: Int, person: Int)]? {
+    private func reassign(
+        _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
+    ) -> [(slot: Int, person: Int)]? {
         let slot = random.below(slotDay.count)
         let person = random.chance(0.15) ? -1 : random.below(peopleCount)
-        return person == state.assignment[slot] ? nil : [(slot, person)]
+        guard person != state.assignment[slot] else { return nil }
+        // Someone who already holds a slot that day hands it to the slot's holder (or leaves it
+        // empty): the two exchange their days' slots instead of one holding two.
+        if person >= 0, let held = occupancy(person, slotDay[slot]).first, held != slot, random.chance(0.8) {
+            return [(slot, person), (held, state.assignment[slot])]
+        }
+        return [(slot, person)]
     }
 
     private func exchange(_ state: SearchState, _ random: inout SeededGenerator) -> [(slot: Int, person: Int)]? {
@@ -187,11 +206,29 @@ struct MoveGenerator {
             for day in days {
                 for slot in occupancy(person, day) { changes.append((slot, -1)) }
             }
+            return changes.isEmpty ? nil : changes
+        }
+        // The run's days are taken in one shift type, as rules on runs of one type want it: the
+        // type the person works on the day before the run or after it (the run grows), else
+        // that of a free slot of the run's first free day. Each day takes a free slot of that
+        // type, one of a kind the person suits where there is one.
+        let type: Int
+        if let before = days.lowerBound > 0 ? occupancy(person, days.lowerBound - 1).first : nil, random.chance(0.7) {
+            type = slotType[before]
+        } else if let after = days.upperBound < dayCount ? occupancy(person, days.upperBound).first : nil, random.chance(0.7) {
+            type = slotType[after]
         } else {
-            for day in days where occupancy(person, day).isEmpty {
-                let free = slotsByDay[day].filter { state.assignment[$0] < 0 }
-                if !free.isEmpty { changes.append((free[random.below(free.count)], person)) }
-            }
+            guard let day = days.first(where: { occupancy(person, $0).isEmpty }) else { return nil }
+            let free = slotsByDay[day].filter { state.assignment[$0] < 0 }
+            guard !free.isEmpty else { return nil }
+            type = slotType[free[random.below(free.count)]]
+        }
+        for day in days where occupancy(person, day).isEmpty {
+            let free = slotsByDay[day].filter { state.assignment[$0] < 0 && slotType[$0] == type }
+            guard !free.isEmpty else { continue }
+            let suited = free.filter { fit.suits(person, kind: slotKind[$0]) }
+            let pool = suited.isEmpty ? free : suited
+            changes.append((pool[random.below(pool.count)], person))
         }
         return changes.isEmpty ? nil : changes
     }
