@@ -200,7 +200,7 @@ extension App {
         }
         let unfilled = solved.unfilled.map { item in
             SolveOutput.Unfilled(
-                kind: item.slot.origin == .open ? "open" : "demand", date: item.slot.date.description, type: symbol(item.slot.shift.shiftTypeID),
+                kind: item.slot.origin.isDemand ? "demand" : "open", date: item.slot.date.description, type: symbol(item.slot.shift.shiftTypeID),
                 skill: item.slot.skill,
                 candidates: item.candidates.map { .init(person: name($0.person) ?? $0.person.description, rules: $0.rules) })
         }

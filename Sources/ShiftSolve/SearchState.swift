@@ -69,7 +69,7 @@ final class Evaluator {
             if let person = slot.initial, let p = personIndex[person] {
                 assignment[index] = p
                 occupancy[key(p, dayIndex(slot.date)), default: []].append(index)
-            } else if slot.origin == .open {
+            } else if slot.origin == .open || slot.origin == .assigned {
                 openShifts += 1
             }
         }
@@ -148,7 +148,9 @@ final class Evaluator {
                 mutations.append(.reassignShift(id, to: to, reason: nil))
                 openShifts += (old < 0 ? -1 : 0) + (person < 0 ? 1 : 0)
             case .assigned:
+                // Left without a person, it stays in the schedule as an open shift.
                 mutations.append(.reassignShift(id, to: to, reason: nil))
+                openShifts += (old < 0 ? -1 : 0) + (person < 0 ? 1 : 0)
                 let initial = slot.initial.flatMap { personIndex[$0] } ?? -1
                 changed += (old == initial ? 1 : 0) - (person == initial ? 1 : 0)
             }

@@ -10,10 +10,17 @@ public struct SolveProblem: Sendable {
         public enum Origin: Sendable, Equatable {
             /// An open shift of the schedule: it stays, with a person or without.
             case open
-            /// An assigned shift that `--replan` may give to someone else (or to nobody).
+            /// An assigned shift that `--replan` may give to someone else, or to nobody: then it
+            /// stays as an open shift, and counts as one.
             case assigned
             /// A shift that demand asks for: made when it gets a person, not made otherwise.
             case demand(DemandID)
+
+            /// Whether the slot is one a demand asks for (a shift made only if it gets a person).
+            public var isDemand: Bool {
+                if case .demand = self { return true }
+                return false
+            }
         }
 
         /// The shift as it is (open, assigned) or would be (demand) without a person.

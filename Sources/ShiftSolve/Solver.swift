@@ -363,8 +363,8 @@ public struct Solver: Sendable {
         for (index, slot) in problem.slots.enumerated() where state.assignment[index] < 0 {
             let key = SolveProblem.SlotKey(type: slot.shift.shiftTypeID, skill: slot.skill, date: slot.date)
             switch slot.origin {
-            case .open: break
-            case .demand, .assigned:
+            case .open, .assigned: break
+            case .demand:
                 // Empty slots beyond the minimum are the search's choice, not a shortfall.
                 guard (standing[key] ?? 0) + filled[key, default: 0] < minimum[key] ?? 0 else { continue }
                 filled[key, default: 0] += 1
