@@ -56,6 +56,9 @@ struct MoveGenerator {
         /// One person moves, on each day of a run of 1 to 7 days, to a slot of one other kind
         /// (shift type and skill): a free one, or one whose holder takes theirs in exchange.
         case retype
+        /// One person moves a slot they hold to a free day up to three days away, in the same
+        /// shift type where there is a free slot of it: as many shifts, on other days.
+        case slide
     }
 
     /// A move, drawn again (up to eight times) while it gives a slot to someone who does not
@@ -72,13 +75,14 @@ struct MoveGenerator {
         // Half the time while the rules still find errors, the move starts where they find them.
         if state.total.hard > 0, random.chance(0.5), let move = repair(state, &random, occupancy) { return move }
         let roll = random.below(100)
-        let kind: Kind = roll < 15 ? .reassign : roll < 30 ? .exchange : roll < 55 ? .swapDays : roll < 80 ? .block : .retype
+        let kind: Kind = roll < 10 ? .slide : roll < 23 ? .reassign : roll < 37 ? .exchange : roll < 60 ? .swapDays : roll < 82 ? .block : .retype
         switch kind {
         case .reassign: return reassign(state, &random, occupancy)
         case .exchange: return exchange(state, &random)
         case .swapDays: return swapDays(state, &random, occupancy)
         case .block: return block(state, &random, occupancy)
         case .retype: return retype(state, &random, occupancy)
+        case .slide: return slide(state, &random, occupancy)
         }
     }
 
@@ -119,6 +123,22 @@ struct MoveGenerator {
         var other = random.below(peopleCount - 1)
         if other >= person { other += 1 }
         return exchange(person, other, over: run, occupancy)
+    }
+
+    /// One person moves a slot they hold to a free slot of the same shift type (any type when
+    /// there is none) on a free day up to three days away: the same number of shifts, on other days.
+    func slide(_ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
+        let person = focus(state, &random)
+        let day = random.below(dayCount)
+        guard let from = occupancy(person, day).first else { return nil }
+        var to = day + 1 + random.below(3)
+        if random.chance(0.5) { to = 2 * day - to }
+        guard to >= 0, to < dayCount, occupancy(person, to).isEmpty else { return nil }
+        let free = slotsByDay[to].filter { state.assignment[$0] < 0 }
+        guard !free.isEmpty else { return nil }
+        let typed = free.filter { slotType[$0] == slotType[from] }
+        let pool = typed.isEmpty ? free : typed
+        return [(pool[random.below(pool.count)], person), (from, -1)]
     }
 
     /// A person for a move: half the time one whose person phases find something, drawn in
@@ -196,7 +216,7 @@ struct MoveGenerator {
         return exchange(a, b, over: days, occupancy)
     }
 
-    private func block(
+    func block(
         _ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]
     ) -> [(slot: Int, person: Int)]? {
         guard let days = run(&random, shortest: 2) else { return nil }
@@ -258,3 +278,4 @@ struct MoveGenerator {
         return changes.isEmpty ? nil : changes
     }
 }
+

@@ -110,6 +110,67 @@ import Testing
         #expect(made > 20)
     }
 
+    /// A block move that takes slots takes free ones of one shift type, on days the person is
+    /// free; one that gives slots up gives up what the person holds.
+    @Test func blockMovesTakeOneShiftTypeOnFreeDays() throws {
+        let ward = try RandomWard(seed: 5, people: 9)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
+        let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
+        let (state, _) = try evaluator.initialState()
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: 6)
+        let occupancy = state.occupancy
+        let holds = { (person: Int, day: Int) in occupancy[evaluator.key(person, day)] ?? [] }
+        var taking = 0, leaving = 0
+        for _ in 0..<400 {
+            guard let changes = generator.block(state, &random, holds) else { continue }
+            if changes[0].person < 0 {
+                leaving += 1
+                let holder = state.assignment[changes[0].slot]
+                #expect(changes.allSatisfy { $0.person < 0 && state.assignment[$0.slot] == holder })
+            } else {
+                taking += 1
+                let person = changes[0].person
+                #expect(Set(changes.map { generator.slotType[$0.slot] }).count == 1)
+                #expect(Set(changes.map { generator.slotDay[$0.slot] }).count == changes.count)
+                for change in changes {
+                    #expect(change.person == person)
+                    #expect(state.assignment[change.slot] < 0)
+                    #expect(holds(person, generator.slotDay[change.slot]).isEmpty)
+                }
+            }
+        }
+        #expect(taking > 20 && leaving > 20)
+    }
+
+    /// A slide moves one slot of a person to a free slot on a day up to three days away that
+    /// they do not work, of the same shift type when that day has a free one.
+    @Test func slideMovesOneSlotToANearbyFreeDay() throws {
+        let ward = try RandomWard(seed: 5, people: 9)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
+        let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
+        let (state, _) = try evaluator.initialState()
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: 8)
+        let occupancy = state.occupancy
+        let holds = { (person: Int, day: Int) in occupancy[evaluator.key(person, day)] ?? [] }
+        var made = 0
+        for _ in 0..<2_000 {
+            guard let changes = generator.slide(state, &random, holds) else { continue }
+            made += 1
+            #expect(changes.count == 2)
+            let (to, from) = (changes[0], changes[1])
+            #expect(from.person == -1 && state.assignment[from.slot] == to.person)
+            #expect(state.assignment[to.slot] < 0)
+            let (toDay, fromDay) = (generator.slotDay[to.slot], generator.slotDay[from.slot])
+            #expect(toDay != fromDay && abs(toDay - fromDay) <= 3)
+            #expect(holds(to.person, toDay).isEmpty)
+            let sameType = generator.slotsByDay[toDay].contains { state.assignment[$0] < 0 && generator.slotType[$0] == generator.slotType[from.slot] }
+            #expect(!sameType || generator.slotType[to.slot] == generator.slotType[from.slot])
+        }
+        #expect(made > 20)
+    }
+
     @Test func assignedShiftsStayAsTheyAreWithoutReplan() throws {
         let ward = try RandomWard(seed: 7)
         let result = try solve(ward.schedule, window: ward.window, engine: try engine())
