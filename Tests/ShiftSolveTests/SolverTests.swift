@@ -79,19 +79,25 @@ import Testing
         #expect(refused > 0 && scored > 0)
     }
 
-    /// A retype moves one person, on each day of a run it changes, from the slot they hold to a
-    /// slot of one other kind on the same day; whoever held that slot takes theirs.
-    @Test func retypeMovesOnePersonToAnotherKindOnTheSameDays() throws {
+    /// A random ward of nine people re-planned whole: its first state, its move generator, and
+    /// the slots each person holds on each day of it.
+    private func replannedWard() throws -> (SearchState, MoveGenerator, (Int, Int) -> [Int]) {
         let ward = try RandomWard(seed: 5, people: 9)
         let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
         let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
         let (state, _) = try evaluator.initialState()
-        let generator = MoveGenerator(problem: problem)
-        var random = SeededGenerator(seed: 4)
         let occupancy = state.occupancy
+        return (state, MoveGenerator(problem: problem), { occupancy[evaluator.key($0, $1)] ?? [] })
+    }
+
+    /// A retype moves one person, on each day of a run it changes, from the slot they hold to a
+    /// slot of one other kind on the same day; whoever held that slot takes theirs.
+    @Test func retypeMovesOnePersonToAnotherKindOnTheSameDays() throws {
+        let (state, generator, holds) = try replannedWard()
+        var random = SeededGenerator(seed: 4)
         var made = 0
         for _ in 0..<400 {
-            guard let changes = generator.retype(state, &random, { occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
+            guard let changes = generator.retype(state, &random, holds) else { continue }
             made += 1
             #expect(changes.count % 2 == 0)
             let mover = changes[0].person
@@ -113,14 +119,8 @@ import Testing
     /// A block move that takes slots takes free ones of one shift type, on days the person is
     /// free; one that gives slots up gives up what the person holds.
     @Test func blockMovesTakeOneShiftTypeOnFreeDays() throws {
-        let ward = try RandomWard(seed: 5, people: 9)
-        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
-        let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
-        let (state, _) = try evaluator.initialState()
-        let generator = MoveGenerator(problem: problem)
+        let (state, generator, holds) = try replannedWard()
         var random = SeededGenerator(seed: 6)
-        let occupancy = state.occupancy
-        let holds = { (person: Int, day: Int) in occupancy[evaluator.key(person, day)] ?? [] }
         var taking = 0, leaving = 0
         for _ in 0..<400 {
             guard let changes = generator.block(state, &random, holds) else { continue }
@@ -146,14 +146,8 @@ import Testing
     /// A slide moves one slot of a person to a free slot on a day up to three days away that
     /// they do not work, of the same shift type when that day has a free one.
     @Test func slideMovesOneSlotToANearbyFreeDay() throws {
-        let ward = try RandomWard(seed: 5, people: 9)
-        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
-        let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
-        let (state, _) = try evaluator.initialState()
-        let generator = MoveGenerator(problem: problem)
+        let (state, generator, holds) = try replannedWard()
         var random = SeededGenerator(seed: 8)
-        let occupancy = state.occupancy
-        let holds = { (person: Int, day: Int) in occupancy[evaluator.key(person, day)] ?? [] }
         var made = 0
         for _ in 0..<2_000 {
             guard let changes = generator.slide(state, &random, holds) else { continue }
