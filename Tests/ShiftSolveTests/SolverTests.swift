@@ -202,6 +202,24 @@ import Testing
         #expect(cheap.score.changePenalty == 1)
     }
 
+    /// Re-planning when nobody can take a shift: it is left without a person, counts as an open
+    /// shift, and is listed as unfilled with the rule that refuses its only candidate.
+    @Test func aReplannedShiftNobodyCanTakeIsOpenAndListed() throws {
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let ann = Person(id: PersonID(uuid(2)), displayName: "Ann")
+        let shift = ScheduledShift(id: ShiftID(uuid(4)), shiftTypeID: day.id, date: date("2026-03-03"), personID: ann.id)
+        let away = Availability(id: AvailabilityID(uuid(5)), personID: ann.id, from: date("2026-03-03"), kind: .unavailable)
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: [ann],
+                                    shifts: [shift], availability: [away])
+        let result = try solve(schedule, window: date("2026-03-02")...date("2026-03-08"), engine: try engine(), replan: true)
+        #expect(result.schedule.shift(shift.id)?.personID == nil)
+        #expect(result.score.hard == 0)
+        #expect(result.score.openShifts == 1)
+        #expect(result.unfilled.count == 1)
+        #expect(result.unfilled.first?.slot.shift.id == shift.id)
+        #expect(result.unfilled.first?.candidates.first?.rules == ["respects_availability"])
+    }
+
     @Test func theSameSeedGivesTheSameRoster() throws {
         let ward = try RandomWard(seed: 21, people: 9)
         let rules = try engine()
