@@ -1,3 +1,5 @@
+import ShiftCore
+
 /// The moves of the local search. Each picks slots and people at random and returns the slots to
 /// change with their new person (-1: nobody), or nil when the pick changes nothing.
 struct MoveGenerator {
@@ -17,7 +19,7 @@ struct MoveGenerator {
         var slotDay: [Int] = []
         var kinds: [String: Int] = [:]
         var slotKind: [Int] = []
-        var types: [String: Int] = [:]
+        var types: [ShiftTypeID: Int] = [:]
         var slotType: [Int] = []
         for (index, slot) in problem.slots.enumerated() {
             let day = problem.window.lowerBound.days(to: slot.date)
@@ -26,7 +28,7 @@ struct MoveGenerator {
             let kind = "\(slot.shift.shiftTypeID)|\(slot.skill ?? "")"
             if kinds[kind] == nil { kinds[kind] = kinds.count }
             slotKind.append(kinds[kind]!)
-            let type = "\(slot.shift.shiftTypeID)"
+            let type = slot.shift.shiftTypeID
             if types[type] == nil { types[type] = types.count }
             slotType.append(types[type]!)
         }
@@ -278,4 +280,3 @@ struct MoveGenerator {
         return changes.isEmpty ? nil : changes
     }
 }
-

@@ -69,7 +69,7 @@ final class Evaluator {
             if let person = slot.initial, let p = personIndex[person] {
                 assignment[index] = p
                 occupancy[key(p, dayIndex(slot.date)), default: []].append(index)
-            } else if slot.origin == .open || slot.origin == .assigned {
+            } else if !slot.origin.isDemand {
                 openShifts += 1
             }
         }

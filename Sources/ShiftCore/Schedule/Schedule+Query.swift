@@ -251,12 +251,7 @@ extension Schedule {
         var total = 0
         func covers(_ person: PersonID, _ attributes: Attributes) -> Bool {
             guard let skill = demand.skill else { return true }
-            if let own = attributes["skill"] { return own == .string(skill) }
-            switch personStore[person]?.attributes["skills"] {
-            case let .string(name)?: return name == skill
-            case let .list(names)?: return names.contains(.string(skill))
-            default: return false
-            }
+            return self.covers(skill, person: person, ownSkill: attributes["skill"])
         }
         if source != nil {
             forEachShiftUnordered(query) { shift in
@@ -305,19 +300,18 @@ extension Schedule {
         return demands.map { demand in
             guard let shifts = held[demand.shiftTypeID] else { return 0 }
             guard let skill = demand.skill else { return shifts.count }
-            var total = 0
-            for shift in shifts {
-                if let own = shift.skill {
-                    if own == .string(skill) { total += 1 }
-                    continue
-                }
-                switch personStore[shift.person]?.attributes["skills"] {
-                case let .string(name)?: if name == skill { total += 1 }
-                case let .list(names)?: if names.contains(.string(skill)) { total += 1 }
-                default: break
-                }
-            }
-            return total
+            return shifts.reduce(0) { $0 + (covers(skill, person: $1.person, ownSkill: $1.skill) ? 1 : 0) }
+        }
+    }
+
+    /// Whether a shift covers a skill: its own `skill` attribute names it, or it has none and its
+    /// person's `skills` (a list of names, or one name) holds it.
+    private func covers(_ skill: String, person: PersonID, ownSkill: AttributeValue?) -> Bool {
+        if let ownSkill { return ownSkill == .string(skill) }
+        switch personStore[person]?.attributes["skills"] {
+        case let .string(name)?: return name == skill
+        case let .list(names)?: return names.contains(.string(skill))
+        default: return false
         }
     }
 
