@@ -29,7 +29,9 @@ extension PostgresRepository: CommitObservingRepository {
 /// The watermark is the oldest transaction still running when the watcher last read
 /// (`pg_snapshot_xmin`): every commit below it is final, and every later one has a higher
 /// transaction id, so a commit that started early and committed late is not skipped, whatever
-/// order the sequence numbers were taken in.
+/// order the sequence numbers were taken in. A commit at or past the watermark is reported as
+/// soon as it is visible, and remembered until the watermark passes it, so a transaction left
+/// open elsewhere on the server (a long report, a forgotten session) delays nobody's updates.
 final class CommitWatcher: CommitObservation {
     private let client: PostgresClient
     private let schema: String
@@ -77,11 +79,10 @@ final class CommitWatcher: CommitObservation {
                 }
             }
             group.addTask {
-                var watermark = horizon
+                var seen = Seen(watermark: horizon)
                 for await _ in wakeUps {
-                    guard let (count, next) = try? await newCommits(client, after: watermark) else { continue }
+                    guard let count = try? await seen.read(client) else { continue }
                     if count > 0 { onCommits(count) }
-                    watermark = next
                 }
             }
             await group.next()
@@ -106,14 +107,37 @@ final class CommitWatcher: CommitObservation {
         }
     }
 
-    /// How many commits are final past `watermark`, and the new watermark.
-    static func newCommits(_ client: PostgresClient, after low: Int64) async throws -> (Int, Int64) {
-        let rows = try await client.query("""
-            SELECT count(*) FILTER (WHERE xid >= (\(low)::text)::xid8 AND xid < pg_snapshot_xmin(pg_current_snapshot())),
-                   pg_snapshot_xmin(pg_current_snapshot())::text::bigint
-            FROM commits WHERE xid >= (\(low)::text)::xid8
-            """)
-        for try await (count, horizon) in rows.decode((Int64, Int64).self) { return (Int(count), horizon) }
-        return (0, low)
+    /// What the watcher has reported: everything below `watermark`, and the commits at or past it
+    /// in `reported`.
+    struct Seen {
+        var watermark: Int64
+        var reported: Set<Int64> = []
+
+        /// Reads the commits visible now; returns how many of them are new.
+        mutating func read(_ client: PostgresClient) async throws -> Int {
+            let rows = try await client.query("""
+                SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+                       array(SELECT xid::text::bigint FROM commits WHERE xid >= (\(watermark)::text)::xid8)
+                """)
+            for try await (horizon, visible) in rows.decode((Int64, [Int64]).self) {
+                return take(visible: visible, horizon: horizon)
+            }
+            return 0
+        }
+
+        /// Takes one read: the ids of the commits visible at or past the watermark, and the
+        /// oldest transaction still running. Returns how many commits were not reported before.
+        mutating func take(visible: [Int64], horizon: Int64) -> Int {
+            var new = 0
+            var kept: Set<Int64> = []
+            for xid in visible {
+                if !reported.contains(xid) { new += 1 }
+                // Below the horizon nothing can commit any more: the watermark covers it.
+                if xid >= horizon { kept.insert(xid) }
+            }
+            reported = kept
+            watermark = max(watermark, horizon)
+            return new
+        }
     }
 }

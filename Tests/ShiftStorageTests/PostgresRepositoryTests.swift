@@ -404,6 +404,50 @@ struct PostgresRepositoryTests {
         timeout.cancel()
         #expect(seen == [booked.id], "the other store's commit reached the observer")
     }
+
+    @Test func aTransactionLeftOpenElsewhereDoesNotHoldObserversBack() async throws {
+        let url = try await setUp()
+        // Another client holds a transaction id and sleeps, as a long report or a forgotten
+        // session would; its transaction is older than the commit the watcher must see.
+        let marker = "held-" + UUID().uuidString.lowercased()
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["psql", "-q", "-X", try PostgresTestServer.requireURL().replacingOccurrences(of: "postgres://", with: "postgresql://"),
+                            "-c", "BEGIN; SELECT pg_current_xact_id(); SELECT '\(marker)', pg_sleep(120); COMMIT"]
+        holder.standardOutput = FileHandle.nullDevice
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        let held = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%\(marker)%' AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()"
+        defer {
+            _ = try? PostgresTestServer.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%\(marker)%' AND pid <> pg_backend_pid()")
+            holder.terminate()
+        }
+        var holding = false
+        for _ in 0..<300 where !holding {
+            holding = try PostgresTestServer.psql(held).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+            if !holding { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(holding, "the other client's transaction is open")
+
+        let watcher = try newStore(url)
+        let writer = try newStore(url)
+        let stream = await watcher.observe(ShiftQuery(personID: people[1].id))
+        let found = Task {
+            for await shifts in stream where !shifts.isEmpty { return shifts.map(\.id) }
+            return []
+        }
+        let booked = shift(1)
+        try await writer.apply(.scheduleShift(booked))
+        // Well short of the other transaction's two minutes.
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(45))
+            found.cancel()
+        }
+        let seen = await found.value
+        timeout.cancel()
+        #expect(seen == [booked.id], "the commit reached the observer while the other transaction is open")
+        #expect(try PostgresTestServer.psql(held).trimmingCharacters(in: .whitespacesAndNewlines) == "1", "the other transaction was still open")
+    }
 }
 
 /// Holds each party's first arrival until all have arrived (or two seconds have passed); later
