@@ -254,30 +254,44 @@ extension EngineState {
     /// remembered: the same rule, parameters, entry, day and count give the same findings
     /// without a call into Lua. The solver re-checks the days a move touches, and a move that
     /// only changes who works leaves every count as it was.
-    func checkDemand(_ schedule: Schedule, rules phased: [LoadedRule], days: ArraySlice<LocalDate>) throws {
+    /// Each rule's `validate_demand` for each demand entry of each of `days`, given how many staff
+    /// it (`Schedule.staffed`, or what `staffing` knows of the day).
+    func checkDemand(
+        _ schedule: Schedule, rules phased: [LoadedRule], days: ArraySlice<LocalDate>, staffing: DayStaffing? = nil
+    ) throws {
         guard !phased.isEmpty, !days.isEmpty else { return }
         let period = try schedule.planningPeriod()
         for day in days {
             let inPeriod = period?.contains(day) ?? false
+            if let known = staffing?(day) {
+                try checkDemand(rules: phased, day: day, inPeriod: inPeriod, entries: known.entries, counts: known.counts)
+                continue
+            }
             let entries = schedule.demand(on: day)
             let counts = schedule.staffed(entries, on: day)
-            for (entry, staffed) in zip(entries, counts) {
-                for rule in phased {
-                    let key = DemandKey(
-                        rule: ObjectIdentifier(rule), params: ObjectIdentifier(rule.params), demand: entry, day: day,
-                        staffed: staffed, inPeriod: inPeriod)
-                    if let found = demandMemo[key] {
-                        collected.append(contentsOf: found)
-                        continue
-                    }
-                    var row = api.demandRow(entry)
-                    row[.string("date")] = .string(day.description)
-                    row[.string("in_period")] = .boolean(inPeriod)
-                    let start = collected.count
-                    try run(rule, rule.validateDemand!, [.table(LuaTable(hash: row)), .integer(Int64(staffed)), api.reportFunction, .reference(rule.params)])
-                    if demandMemo.count >= Self.demandMemoLimit { demandMemo.removeAll(keepingCapacity: true) }
-                    demandMemo[key] = Array(collected[start...])
+            try checkDemand(rules: phased, day: day, inPeriod: inPeriod, entries: entries, counts: counts)
+        }
+    }
+
+    /// One day's demand phases, its entries staffed as `counts` says; a call the day, the entry,
+    /// the count and the rule make again is answered from `demandMemo`.
+    private func checkDemand(rules phased: [LoadedRule], day: LocalDate, inPeriod: Bool, entries: [Demand], counts: [Int]) throws {
+        for (entry, staffed) in zip(entries, counts) {
+            for rule in phased {
+                let key = DemandKey(
+                    rule: ObjectIdentifier(rule), params: ObjectIdentifier(rule.params), demand: entry, day: day,
+                    staffed: staffed, inPeriod: inPeriod)
+                if let found = demandMemo[key] {
+                    collected.append(contentsOf: found)
+                    continue
                 }
+                var row = api.demandRow(entry)
+                row[.string("date")] = .string(day.description)
+                row[.string("in_period")] = .boolean(inPeriod)
+                let start = collected.count
+                try run(rule, rule.validateDemand!, [.table(LuaTable(hash: row)), .integer(Int64(staffed)), api.reportFunction, .reference(rule.params)])
+                if demandMemo.count >= Self.demandMemoLimit { demandMemo.removeAll(keepingCapacity: true) }
+                demandMemo[key] = Array(collected[start...])
             }
         }
     }

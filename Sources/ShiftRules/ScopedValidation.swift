@@ -2,6 +2,12 @@ import Foundation
 import LuaHost
 import ShiftCore
 
+/// A day's demand entries and how many staff each (in order), as `Schedule.demand(on:)` and
+/// `Schedule.staffed(_:on:)` would give them on the schedule being evaluated, from a caller that
+/// keeps them as it changes the schedule (the solver counts them from its slots); nil for a day
+/// it does not know, which is then counted from the schedule.
+package typealias DayStaffing = (LocalDate) -> (entries: [Demand], counts: [Int])?
+
 /// The parts of `validate` one scope at a time, for a search that changes a few people's shifts
 /// on a few days and must know what the whole-schedule check would say after each change.
 ///
@@ -61,9 +67,13 @@ package final class ScopedValidator {
     }
 
     /// The findings of `people`'s person phases, of `days`' day phases and, with `rest`, of the
-    /// unscoped part, all on `schedule`.
-    package func evaluate(_ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool) throws -> Findings {
-        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: nil)!
+    /// unscoped part, all on `schedule`. A day `staffing` knows is given its demand entries and
+    /// their counts from it instead of from the schedule.
+    package func evaluate(
+        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, staffing: DayStaffing? = nil
+    ) throws -> Findings {
+        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: nil,
+                         staffing: staffing)!
     }
 
     /// How many errors each person and each day (in the order asked) may have.
@@ -82,9 +92,10 @@ package final class ScopedValidator {
     /// errors need not know more. The days go first, then the people, the rules that report
     /// errors first.
     package func evaluate(
-        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, errorLimits: ErrorLimits
+        _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, errorLimits: ErrorLimits, staffing: DayStaffing? = nil
     ) throws -> Findings? {
-        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: errorLimits)
+        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: errorLimits,
+                         staffing: staffing)
     }
 }
 
@@ -94,7 +105,7 @@ extension EngineState {
 
     func scoped(
         _ schedule: Schedule, people: [PersonID], personRules: [LoadedRule], days: [LocalDate], rest: Bool, memo: PersonPhaseMemo?,
-        errorLimits: ScopedValidator.ErrorLimits?
+        errorLimits: ScopedValidator.ErrorLimits?, staffing: DayStaffing?
     ) throws -> ScopedValidator.Findings? {
         try evaluating(schedule) {
             var findings = ScopedValidator.Findings(people: [], days: [], rest: nil)
@@ -105,7 +116,7 @@ extension EngineState {
             for (index, day) in days.enumerated() {
                 let start = collectedCount
                 try checkDays(schedule, rules: dayRules, days: [day][...])
-                try checkDemand(schedule, rules: demandRules, days: [day][...])
+                try checkDemand(schedule, rules: demandRules, days: [day][...], staffing: staffing)
                 if let limit = errorLimits?.days[index], errors(since: start) > limit { return nil }
                 findings.days.append(collected(since: start))
             }
@@ -271,4 +282,3 @@ final class PersonPhaseMemo {
         slots[slot] = value
     }
 }
-

@@ -11,9 +11,12 @@ package final class MoveReplay {
     private var state: SearchState
 
     /// The problem's schedule as it is, every scope evaluated, on a Lua state of its own. Without
-    /// `remembersPersonPhases`, every person phase a move touches is run (`ScopedValidator`).
-    package init(engine: RuleEngine, problem: SolveProblem, remembersPersonPhases: Bool = true) throws {
-        evaluator = try Evaluator(engine: engine, problem: problem, changePenalty: 0, remembersPersonPhases: remembersPersonPhases)
+    /// `remembersPersonPhases`, every person phase a move touches is run (`ScopedValidator`);
+    /// without `countsStaffingFromSlots`, each touched day's staffing is counted from the schedule
+    /// (`SlotStaffing`).
+    package init(engine: RuleEngine, problem: SolveProblem, remembersPersonPhases: Bool = true, countsStaffingFromSlots: Bool = true) throws {
+        evaluator = try Evaluator(engine: engine, problem: problem, changePenalty: 0, remembersPersonPhases: remembersPersonPhases,
+                                  countsStaffingFromSlots: countsStaffingFromSlots)
         state = try evaluator.initialState().state
     }
 

@@ -49,14 +49,21 @@ final class Evaluator {
     let hasRest: Bool
     let hasDays: Bool
     private let personIndex: [PersonID: Int]
+    /// The touched days' staffing, counted from the slots (nil without day phases, or when
+    /// `countsStaffingFromSlots` is off: then counted from each roster's schedule).
+    private let staffing: SlotStaffing?
 
-    init(engine: RuleEngine, problem: SolveProblem, changePenalty: Double, remembersPersonPhases: Bool = true) throws {
+    init(
+        engine: RuleEngine, problem: SolveProblem, changePenalty: Double, remembersPersonPhases: Bool = true,
+        countsStaffingFromSlots: Bool = true
+    ) throws {
         self.problem = problem
         validator = try ScopedValidator(engine, remembersPersonPhases: remembersPersonPhases)
         self.changePenalty = changePenalty
         hasRest = !validator.unscopedRules.isEmpty
         hasDays = validator.hasDayPhases
         personIndex = Dictionary(uniqueKeysWithValues: problem.people.enumerated().map { ($1, $0) })
+        staffing = hasDays && countsStaffingFromSlots ? SlotStaffing(problem: problem) : nil
     }
 
     /// The state of the problem's schedule as it is: every scope evaluated.
@@ -163,12 +170,20 @@ final class Evaluator {
         }
         let schedule = try state.schedule.applying(.batch(mutations)).schedule
         let ids = people.map { problem.people[$0] }, dates = days.map { problem.days[$0] }, withRest = hasRest && !peopleOnly
+        let dayStaffing = days.isEmpty ? nil : staffing.map { staffing in
+            { [first = problem.window.lowerBound, assignment = state.assignment] (date: LocalDate) -> (entries: [Demand], counts: [Int])? in
+                let day = first.days(to: date)
+                guard day >= 0, day < staffing.entries.count else { return nil }
+                let counts = staffing.counts(day: day) { slot in changes.last { $0.slot == slot }?.person ?? assignment[slot] }
+                return (staffing.entries[day], counts)
+            }
+        }
         let found: ScopedValidator.Findings?
         if refusingNewErrors {
             let limits = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
-            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, errorLimits: limits)
+            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, errorLimits: limits, staffing: dayStaffing)
         } else {
-            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest)
+            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, staffing: dayStaffing)
         }
         guard let findings = found else { return nil }
         let personParts = findings.people.map(ScorePart.init)

@@ -306,7 +306,7 @@ extension Schedule {
 
     /// Whether a shift covers a skill: its own `skill` attribute names it, or it has none and its
     /// person's `skills` (a list of names, or one name) holds it.
-    private func covers(_ skill: String, person: PersonID, ownSkill: AttributeValue?) -> Bool {
+    package func covers(_ skill: String, person: PersonID, ownSkill: AttributeValue?) -> Bool {
         if let ownSkill { return ownSkill == .string(skill) }
         switch personStore[person]?.attributes["skills"] {
         case let .string(name)?: return name == skill
