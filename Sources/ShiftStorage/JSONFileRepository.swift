@@ -140,22 +140,32 @@ public final class JSONFileRepository: ScheduleRepository {
         try schedule.changeLog.prepare()
         let source = schedule.source as? JSONScheduleSource
         guard indexThreshold != nil || source != nil else { return try write(StoreFileCodec.encode(schedule)) }
-        let shifts = schedule.shifts()
-        let (bytes, logRange) = StoreFileCodec.encode(schedule, shifts: shifts)
+        let shifts = Self.shifts(of: schedule)
         // The index is made before anything is written: a schedule over an index must read what
-        // was saved once it drops its changes (`ScheduleStore` rebases it on the source).
+        // was saved once it drops its changes (`ScheduleStore` rebases it on the source). All of
+        // it but the stamp is made on another core while the store file is encoded.
         let keepsFile = indexThreshold.map { shifts.count >= $0 } ?? false
+        let makesIndex = keepsFile || source != nil
+        let ((bytes, logRange), prepared) = Self.bothAtOnce(
+            { StoreFileCodec.encode(schedule, shifts: shifts) },
+            { makesIndex ? StoreIndex.Prepared(catalog: schedule, shifts: shifts) : nil })
         var index: (bytes: [UInt8], opened: StoreIndex)?
-        if keepsFile || source != nil {
-            let stamp = StoreIndex.Stamp(
-                storeVersion: StoreFileCodec.currentVersion, storeSize: bytes.count, storeHash: ContentHash.of(bytes), changeLog: logRange)
-            guard let indexBytes = StoreIndex.encode(catalog: schedule, shifts: shifts, stamp: stamp) else {
+        if makesIndex {
+            guard let prepared else {
                 throw StorageError.writeFailed(path: path, reason: "the schedule's shifts refer to types or people it does not have")
             }
+            let stamp = StoreIndex.Stamp(
+                storeVersion: StoreFileCodec.currentVersion, storeSize: bytes.count, storeHash: ContentHash.of(bytes), changeLog: logRange)
+            let indexBytes = prepared.bytes(stamp: stamp)
             index = (indexBytes, try indexed(indexBytes))
         }
-        let (revision, descriptor) = try write(bytes, keepingDescriptor: source != nil)
-        if let index, keepsFile { writeIndexFile(index.bytes) }
+        // The index file is written (best effort) while the store file is written and flushed: a
+        // reader that sees it before the store file is renamed finds it stale by its hash.
+        let indexFile = keepsFile ? index?.bytes : nil
+        let (written, _) = Self.bothAtOnce(
+            { Result { try write(bytes, keepingDescriptor: source != nil) } },
+            { [self] in if let indexFile { writeIndexFile(indexFile) } })
+        let (revision, descriptor) = try written.get()
         if !keepsFile, indexThreshold != nil { removeIndexFile() }
         if let source, let index, let descriptor {
             // The new file's log, read through the descriptor of what was written.
@@ -168,6 +178,33 @@ public final class JSONFileRepository: ScheduleRepository {
             source.replace(index: index.opened, log: log)
         }
         return revision
+    }
+
+    /// Every shift of the schedule in query order; a large schedule's two halves (by date) are
+    /// read at the same time.
+    static func shifts(of schedule: Schedule) -> [ScheduledShift] {
+        guard schedule.shiftCount >= 20_000, let range = schedule.shiftDateRange, range.lowerBound < range.upperBound else {
+            return schedule.shifts()
+        }
+        let middle = range.lowerBound.adding(days: range.lowerBound.days(to: range.upperBound) / 2)
+        let (early, late) = bothAtOnce(
+            { schedule.shifts(ShiftQuery(to: middle)) },
+            { schedule.shifts(ShiftQuery(from: middle.adding(days: 1))) })
+        return early + late
+    }
+
+    /// `first` here and `second` on another thread at the same time; both results.
+    private static func bothAtOnce<A, B: Sendable>(_ first: () -> A, _ second: @escaping @Sendable () -> B) -> (A, B) {
+        let result = Mutex<B?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global(qos: .userInitiated).async {
+            let value = second()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        let a = first()
+        done.wait()
+        return (a, result.withLock { $0.take()! })
     }
 
     private func indexed(_ bytes: [UInt8]) throws -> StoreIndex {

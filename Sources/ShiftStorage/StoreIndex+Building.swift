@@ -21,48 +21,74 @@ extension StoreIndex {
     ///   or two shifts share an id: such a store is read the plain way, which names the fault.
     ///   Everything else about the shifts is the caller's to check.
     static func encode(catalog schedule: Schedule, shifts: [ScheduledShift], stamp: Stamp) -> [UInt8]? {
-        let catalog = StoreFileCodec.encode(schedule, shifts: [], changeLog: false).bytes
-        let people = schedule.people.map(\.id)
-        let types = schedule.shiftTypes.map(\.id)
-        guard let rows = Rows(shifts, people: people, types: types) else { return nil }
-
-        var body = ByteSink(capacity: 128 + catalog.count + shifts.count * 72 + (people.count + types.count) * 20)
-        let counts = [
-            shifts.count, people.count, types.count, rows.extraRows.count, rows.byPerson.count, catalog.count, rows.extraBytes.count,
-            rows.idTable.count,
-        ]
-        for count in counts {
-            body.append(UInt64(count))
-        }
-        body.append(stamp.changeLog.map { UInt64($0.lowerBound) } ?? UInt64.max)
-        body.append(stamp.changeLog.map { UInt64($0.upperBound) } ?? UInt64.max)
-        body.part(bytes: catalog)
-        body.part(people.flatMap { id in let (a, b) = orderWords(id); return [a, b] })
-        body.part(types.flatMap { id in let (a, b) = orderWords(id); return [a, b] })
-        body.part(rows.idWords)
-        body.part(rows.dates)
-        body.part(rows.types)
-        body.part(rows.persons)
-        body.part(rows.byID)
-        body.part(rows.idTable)
-        body.part(rows.byPerson)
-        body.part(rows.personStarts)
-        body.part(rows.typeCounts)
-        body.part(rows.byPerson.flatMap { row in [rows.idWords[2 * Int(row)], rows.idWords[2 * Int(row) + 1]] })
-        body.part(rows.byPerson.map { rows.dates[Int($0)] })
-        body.part(rows.byPerson.map { rows.types[Int($0)] })
-        body.part(rows.extraRows)
-        body.part(rows.extraOffsets)
-        body.part(bytes: rows.extraBytes)
-
-        let header = Header(
-            storeVersion: stamp.storeVersion, storeSize: stamp.storeSize, storeHash: stamp.storeHash,
-            bodySize: body.bytes.count, bodyHash: ContentHash.of(body.bytes))
-        return header.bytes + body.bytes
+        Prepared(catalog: schedule, shifts: shifts)?.bytes(stamp: stamp)
     }
 
-    /// The shifts as columns, in (date, id) order, with their orders by id and by person.
-    private struct Rows {
+    /// An index's contents before it is tied to a store file: all of the work of `encode`, which
+    /// needs only the schedule, so that it can be done while the store file is encoded (whose
+    /// size, hash and change-log position make the stamp).
+    struct Prepared: Sendable {
+        /// The body, with the change log's position left as zeros.
+        private var body: [UInt8]
+        /// Where the change log's position goes in the body: after the eight counts.
+        private static let logOffset = 64
+
+        /// Nil in the cases `encode` returns nil.
+        init?(catalog schedule: Schedule, shifts: [ScheduledShift]) {
+            let catalog = StoreFileCodec.encode(schedule, shifts: [], changeLog: false).bytes
+            let people = schedule.people.map(\.id)
+            let types = schedule.shiftTypes.map(\.id)
+            guard let rows = Rows(shifts, people: people, types: types) else { return nil }
+            var body = ByteSink(capacity: 128 + catalog.count + shifts.count * 72 + (people.count + types.count) * 20)
+            let counts = [
+                shifts.count, people.count, types.count, rows.extraRows.count, rows.byPerson.count, catalog.count, rows.extraBytes.count,
+                rows.idTable.count,
+            ]
+            for count in counts {
+                body.append(UInt64(count))
+            }
+            body.append(UInt64(0))
+            body.append(UInt64(0))
+            body.part(bytes: catalog)
+            body.part(people.flatMap { id in let (a, b) = orderWords(id); return [a, b] })
+            body.part(types.flatMap { id in let (a, b) = orderWords(id); return [a, b] })
+            body.part(rows.idWords)
+            body.part(rows.dates)
+            body.part(rows.types)
+            body.part(rows.persons)
+            body.part(rows.byID)
+            body.part(rows.idTable)
+            body.part(rows.byPerson)
+            body.part(rows.personStarts)
+            body.part(rows.typeCounts)
+            body.part(rows.byPerson.flatMap { row in [rows.idWords[2 * Int(row)], rows.idWords[2 * Int(row) + 1]] })
+            body.part(rows.byPerson.map { rows.dates[Int($0)] })
+            body.part(rows.byPerson.map { rows.types[Int($0)] })
+            body.part(rows.extraRows)
+            body.part(rows.extraOffsets)
+            body.part(bytes: rows.extraBytes)
+            self.body = body.bytes
+        }
+
+        /// The index file's bytes, stamped for the store file it goes with.
+        consuming func bytes(stamp: Stamp) -> [UInt8] {
+            var body = self.body
+            let log = [stamp.changeLog.map { UInt64($0.lowerBound) } ?? UInt64.max, stamp.changeLog.map { UInt64($0.upperBound) } ?? UInt64.max]
+            body.withUnsafeMutableBytes { raw in
+                for (k, value) in log.enumerated() {
+                    withUnsafeBytes(of: value.littleEndian) { word in
+                        raw.baseAddress!.advanced(by: Self.logOffset + 8 * k).copyMemory(from: word.baseAddress!, byteCount: 8)
+                    }
+                }
+            }
+            let header = Header(
+                storeVersion: stamp.storeVersion, storeSize: stamp.storeSize, storeHash: stamp.storeHash,
+                bodySize: body.count, bodyHash: ContentHash.of(body))
+            return header.bytes + body
+        }
+    }
+
+    fileprivate struct Rows: Sendable {
         var idWords: [UInt64] = []
         var dates: [Int32] = []
         var types: [UInt32] = []

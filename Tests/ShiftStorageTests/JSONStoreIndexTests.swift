@@ -302,6 +302,12 @@ import TestSupport
             #expect(current.shifts() == saved.shifts(), "\(mutation)")
             #expect(Array(current.changeLog) == Array(saved.changeLog), "\(mutation)")
             #expect(try indexed(path).load().0 == saved, "\(mutation)")
+            // The index a save makes (on another core, while the store file is encoded) is the
+            // one made afresh from the file it saved.
+            let written = bytes(JSONFileRepository.indexPath(for: path))
+            try FileManager.default.removeItem(atPath: JSONFileRepository.indexPath(for: path))
+            _ = try indexed(path).load()
+            #expect(written != nil && bytes(JSONFileRepository.indexPath(for: path)) == written, "\(mutation)")
         }
         #expect(await store.schedule.shift(eventIdentifier: "kept-uid@example.com")?.notes == "bring keys")
 
@@ -312,6 +318,20 @@ import TestSupport
         await #expect(throws: ScheduleError.self) { try await store.apply(.scheduleShift(unknown)) }
         #expect(bytes(path) == storeBytes)
         #expect(bytes(JSONFileRepository.indexPath(for: path)) == indexBytes)
+        withExtendedLifetime(folder) {}
+    }
+
+    /// A save reads a large schedule's shifts in two halves by date at once: together they are
+    /// the schedule's shifts in query order, in memory and over an index.
+    @Test func aSaveReadsEveryShiftInOrderFromTwoHalves() throws {
+        var random = SplitMix64(seed: 21)
+        let schedule = try randomSchedule(shifts: 24_000, logEntries: 0, using: &random)
+        #expect(schedule.shiftCount >= 20_000, "large enough to be read in halves")
+        #expect(JSONFileRepository.shifts(of: schedule) == schedule.shifts())
+        let (path, folder) = try storeFile(schedule)
+        let opened = try indexed(path).load().0
+        #expect(opened.source is JSONScheduleSource)
+        #expect(JSONFileRepository.shifts(of: opened) == schedule.shifts())
         withExtendedLifetime(folder) {}
     }
 
