@@ -408,12 +408,13 @@ struct PostgresRepositoryTests {
     @Test func aTransactionLeftOpenElsewhereDoesNotHoldObserversBack() async throws {
         let url = try await setUp()
         // Another client holds a transaction id and sleeps, as a long report or a forgotten
-        // session would; its transaction is older than the commit the watcher must see.
+        // session would; its transaction is older than the commit the watcher must see. It is
+        // ended below; ten minutes outlast a test starved by a busy machine.
         let marker = "held-" + UUID().uuidString.lowercased()
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = ["psql", "-q", "-X", try PostgresTestServer.requireURL().replacingOccurrences(of: "postgres://", with: "postgresql://"),
-                            "-c", "BEGIN; SELECT pg_current_xact_id(); SELECT '\(marker)', pg_sleep(120); COMMIT"]
+                            "-c", "BEGIN; SELECT pg_current_xact_id(); SELECT '\(marker)', pg_sleep(600); COMMIT"]
         holder.standardOutput = FileHandle.nullDevice
         holder.standardError = FileHandle.nullDevice
         try holder.run()
@@ -438,7 +439,7 @@ struct PostgresRepositoryTests {
         }
         let booked = shift(1)
         try await writer.apply(.scheduleShift(booked))
-        // Well short of the other transaction's two minutes.
+        // Well short of the other transaction's ten minutes.
         let timeout = Task {
             try await Task.sleep(for: .seconds(45))
             found.cancel()
