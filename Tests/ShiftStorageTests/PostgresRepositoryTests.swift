@@ -394,10 +394,10 @@ struct PostgresRepositoryTests {
         }
         let booked = shift(2)
         try await writer.apply(.scheduleShift(booked))
-        // Generous: on a loaded machine the watcher's pool connects late, and a transaction
-        // elsewhere on the server holds the watermark back until it ends.
+        // Generous: it ends as soon as the commit arrives (a second or two), but under the
+        // sanitizers the whole suite's load can hold this test's tasks back for minutes.
         let timeout = Task {
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: .seconds(300))
             found.cancel()
         }
         let seen = await found.value
@@ -409,12 +409,12 @@ struct PostgresRepositoryTests {
         let url = try await setUp()
         // Another client holds a transaction id and sleeps, as a long report or a forgotten
         // session would; its transaction is older than the commit the watcher must see. It is
-        // ended below; ten minutes outlast a test starved by a busy machine.
+        // ended when the test ends; an hour outlasts a test held back by a busy machine.
         let marker = "held-" + UUID().uuidString.lowercased()
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = ["psql", "-q", "-X", try PostgresTestServer.requireURL().replacingOccurrences(of: "postgres://", with: "postgresql://"),
-                            "-c", "BEGIN; SELECT pg_current_xact_id(); SELECT '\(marker)', pg_sleep(600); COMMIT"]
+                            "-c", "BEGIN; SELECT pg_current_xact_id(); SELECT '\(marker)', pg_sleep(3600); COMMIT"]
         holder.standardOutput = FileHandle.nullDevice
         holder.standardError = FileHandle.nullDevice
         try holder.run()
@@ -439,9 +439,9 @@ struct PostgresRepositoryTests {
         }
         let booked = shift(1)
         try await writer.apply(.scheduleShift(booked))
-        // Well short of the other transaction's ten minutes.
+        // As generous as above, and well short of the other transaction's hour.
         let timeout = Task {
-            try await Task.sleep(for: .seconds(45))
+            try await Task.sleep(for: .seconds(300))
             found.cancel()
         }
         let seen = await found.value
