@@ -383,16 +383,17 @@ struct PostgresRepositoryTests {
 
     // MARK: Observing
 
-    @Test func observersSeeAnotherMachinesCommits() async throws {
-        let url = try await setUp()
+    /// Books a shift for `person` through one store and returns the ids a second store's
+    /// observer of that person's shifts then sees (none if it saw nothing).
+    private func bookAndObserve(_ url: String, person: Int) async throws -> (booked: ShiftID, seen: [ShiftID]) {
         let watcher = try newStore(url)
         let writer = try newStore(url)
-        let stream = await watcher.observe(ShiftQuery(personID: people[2].id))
+        let stream = await watcher.observe(ShiftQuery(personID: people[person].id))
         let found = Task {
             for await shifts in stream where !shifts.isEmpty { return shifts.map(\.id) }
             return []
         }
-        let booked = shift(2)
+        let booked = shift(person)
         try await writer.apply(.scheduleShift(booked))
         // Generous: it ends as soon as the commit arrives (a second or two), but under the
         // sanitizers the whole suite's load can hold this test's tasks back for minutes.
@@ -402,7 +403,12 @@ struct PostgresRepositoryTests {
         }
         let seen = await found.value
         timeout.cancel()
-        #expect(seen == [booked.id], "the other store's commit reached the observer")
+        return (booked.id, seen)
+    }
+
+    @Test func observersSeeAnotherMachinesCommits() async throws {
+        let (booked, seen) = try await bookAndObserve(try await setUp(), person: 2)
+        #expect(seen == [booked], "the other store's commit reached the observer")
     }
 
     @Test func aTransactionLeftOpenElsewhereDoesNotHoldObserversBack() async throws {
@@ -430,23 +436,9 @@ struct PostgresRepositoryTests {
         }
         try #require(holding, "the other client's transaction is open")
 
-        let watcher = try newStore(url)
-        let writer = try newStore(url)
-        let stream = await watcher.observe(ShiftQuery(personID: people[1].id))
-        let found = Task {
-            for await shifts in stream where !shifts.isEmpty { return shifts.map(\.id) }
-            return []
-        }
-        let booked = shift(1)
-        try await writer.apply(.scheduleShift(booked))
-        // As generous as above, and well short of the other transaction's hour.
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(300))
-            found.cancel()
-        }
-        let seen = await found.value
-        timeout.cancel()
-        #expect(seen == [booked.id], "the commit reached the observer while the other transaction is open")
+        // The observer waits at most five minutes: well short of the other transaction's hour.
+        let (booked, seen) = try await bookAndObserve(url, person: 1)
+        #expect(seen == [booked], "the commit reached the observer while the other transaction is open")
         #expect(try PostgresTestServer.psql(held).trimmingCharacters(in: .whitespacesAndNewlines) == "1", "the other transaction was still open")
     }
 }
