@@ -84,8 +84,7 @@ extension Solver {
         for index in generator.constructionOrder(suited: suited) where state.assignment[index] < 0 {
             if let stop = shouldStop() { return stop }
             var order = suited[generator.slotKind[index]]
-            let occupancy = state.occupancy
-            let continuing = generator.continuingFirst(&order, for: index) { [evaluator] in occupancy[evaluator.key($0, $1)] ?? [] }
+            let continuing = generator.continuingFirst(&order, for: index, occupancy: evaluator.holdings(of: state))
             var ranked: [Candidate] = []
             // The fewest errors a candidate left so far, and how many did: fewer than the slot
             // left empty means the slot is needed and these candidates fit it.

@@ -100,6 +100,13 @@ final class Evaluator {
 
     func key(_ person: Int, _ day: Int) -> Int { person * problem.days.count + day }
 
+    /// The slots each person holds on each window day of `state`, as the moves ask for them:
+    /// `holdings(person, day)`, empty when none.
+    func holdings(of state: SearchState) -> (Int, Int) -> [Int] {
+        let occupancy = state.occupancy
+        return { [self] in occupancy[key($0, $1)] ?? [] }
+    }
+
     func dayIndex(_ date: LocalDate) -> Int { problem.window.lowerBound.days(to: date) }
 
     private func score(_ total: ScorePart, openShifts: Int, changed: Int, newShifts: Int) -> SolveScore {

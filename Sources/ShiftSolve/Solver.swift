@@ -377,8 +377,7 @@ final class Worker {
     func search(moves count: Int, generator: MoveGenerator, shouldStop: () -> Bool) throws {
         for _ in 0..<count {
             if shouldStop() { return }
-            let occupancy = state.occupancy
-            guard let changes = generator.next(state, &random, occupancy: { [evaluator] in occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
+            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
             moves += 1
             let slot = step % history.count
             step += 1

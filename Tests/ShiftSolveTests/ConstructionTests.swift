@@ -38,8 +38,7 @@ import Testing
         let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
         let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
         let state = try evaluator.initialState().state
-        let occupancy = state.occupancy
-        let holds: (Int, Int) -> [Int] = { occupancy[evaluator.key($0, $1)] ?? [] }
+        let holds = evaluator.holdings(of: state)
         let generator = MoveGenerator(problem: problem)
         var found = 0
         for slot in problem.slots.indices {

@@ -35,8 +35,7 @@ import Testing
         var random = SeededGenerator(seed: 9)
         var checked = 0
         while checked < 60 {
-            let occupancy = state.occupancy
-            guard let changes = generator.next(state, &random, occupancy: { occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
+            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
             let candidate = try evaluator.evaluate(state, changes)
             evaluator.commit(candidate, to: &state)
             let whole = ScoreSummary(try rules.validate(state.schedule))
@@ -60,8 +59,7 @@ import Testing
         var random = SeededGenerator(seed: seed)
         var (refused, scored) = (0, 0)
         for _ in 0..<400 where refused + scored < 150 {
-            let occupancy = state.occupancy
-            guard let changes = generator.next(state, &random, occupancy: { occupancy[evaluator.key($0, $1)] ?? [] }) else { continue }
+            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
             let whole = try evaluator.evaluate(state, changes)
             let gains = zip(whole.people, whole.personParts).contains { $1.hard > state.personParts[$0].hard }
                 || zip(whole.days, whole.dayParts).contains { $1.hard > state.dayParts[$0].hard }
@@ -86,8 +84,7 @@ import Testing
         let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
         let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
         let (state, _) = try evaluator.initialState()
-        let occupancy = state.occupancy
-        return (state, MoveGenerator(problem: problem), { occupancy[evaluator.key($0, $1)] ?? [] })
+        return (state, MoveGenerator(problem: problem), evaluator.holdings(of: state))
     }
 
     /// A retype moves one person, on each day of a run it changes, from the slot they hold to a
