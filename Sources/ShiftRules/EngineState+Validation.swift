@@ -304,6 +304,15 @@ extension EngineState {
         let day: LocalDate
         let staffed: Int
         let inPeriod: Bool
+
+        /// The entry by its id alone (equality still compares all of it): hashing the whole
+        /// entry, its skill's string included, made the lookup a tenth of a solve's time.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(rule)
+            hasher.combine(demand.id)
+            hasher.combine(day)
+            hasher.combine(staffed)
+        }
     }
     static let demandMemoLimit = 100_000
 

@@ -59,6 +59,10 @@ package final class ScopedValidator {
     /// Whether any enabled rule has a day or demand phase.
     package var hasDayPhases: Bool { !state.dayPhaseRules(only: nil).isEmpty || !state.demandPhaseRules(only: nil).isEmpty }
 
+    /// Whether any enabled rule has a day phase (`validate_day`). Without one, what a day's
+    /// scoped evaluation finds depends only on how many people staff each of its demand entries.
+    package var hasDayRules: Bool { !state.dayPhaseRules(only: nil).isEmpty }
+
     /// What a scoped evaluation found: per person and per day in the order asked, and the rest.
     package struct Findings {
         package var people: [[Violation]]
@@ -120,17 +124,42 @@ extension EngineState {
                 if let limit = errorLimits?.days[index], errors(since: start) > limit { return nil }
                 findings.days.append(collected(since: start))
             }
-            for (index, person) in people.enumerated() {
-                let start = collectedCount
-                let limit = errorLimits?.people[index]
-                if let memo {
-                    guard try checkPerson(schedule, person, rules: personRules, memo: memo, errorLimit: limit) else { return nil }
-                } else {
-                    let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
-                    try checkPeople(schedule, rules: personRules, groups: [group][...])
-                    if let limit, errors(since: start) > limit { return nil }
+            if let memo, let limits = errorLimits?.people {
+                // Every person's error rules first, then everyone's other rules: a move is refused
+                // as soon as anyone's errors pass their limit, and the person who gives up a shift
+                // (first in the list, seldom the one with a new error) would otherwise have all her
+                // rules run before the one who takes it is found out.
+                let hard = personRules.prefix { $0.info.severity == .error }.count
+                var found: [[Violation]] = []
+                found.reserveCapacity(people.count)
+                for (index, person) in people.enumerated() {
+                    let start = collectedCount
+                    guard try checkPerson(schedule, person, rules: personRules[..<hard], memo: memo, errorLimit: limits[index]) else {
+                        return nil
+                    }
+                    found.append(collected(since: start))
                 }
-                findings.people.append(collected(since: start))
+                for (index, person) in people.enumerated() {
+                    let start = collectedCount
+                    let limit = limits[index] - found[index].count { $0.severity == .error }
+                    guard try checkPerson(schedule, person, rules: personRules[hard...], memo: memo, errorLimit: limit) else {
+                        return nil
+                    }
+                    findings.people.append(found[index] + collected(since: start))
+                }
+            } else {
+                for (index, person) in people.enumerated() {
+                    let start = collectedCount
+                    let limit = errorLimits?.people[index]
+                    if let memo {
+                        guard try checkPerson(schedule, person, rules: personRules[...], memo: memo, errorLimit: limit) else { return nil }
+                    } else {
+                        let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
+                        try checkPeople(schedule, rules: personRules, groups: [group][...])
+                        if let limit, errors(since: start) > limit { return nil }
+                    }
+                    findings.people.append(collected(since: start))
+                }
             }
             if rest {
                 let start = collectedCount
@@ -153,7 +182,7 @@ extension EngineState {
     /// False, with the rest of the rules not run, once the person's findings hold more errors than
     /// `errorLimit`.
     func checkPerson(
-        _ schedule: Schedule, _ person: PersonID, rules phased: [LoadedRule], memo: PersonPhaseMemo, errorLimit: Int? = nil
+        _ schedule: Schedule, _ person: PersonID, rules phased: ArraySlice<LoadedRule>, memo: PersonPhaseMemo, errorLimit: Int? = nil
     ) throws -> Bool {
         guard !phased.isEmpty else { return true }
         let first = collected.count
@@ -162,7 +191,9 @@ extension EngineState {
         var keys = PersonPhaseMemo.Keys(shifts)
         var arguments: (people: LuaValue, schedule: LuaValue)?
         defer { if arguments != nil { api.dropTimelines() } }
-        for (index, rule) in phased.enumerated() {
+        // A rule is remembered by its index among all the person-phase rules (the slice's own).
+        for index in phased.indices {
+            let rule = phased[index]
             if let found = memo.findings(rule: index, person: person, keys: &keys) {
                 collected.append(contentsOf: found)
                 if !withinLimit() { return false }
@@ -220,7 +251,10 @@ final class PersonPhaseMemo {
     }
 
     static let entriesPerSlot = 8
-    private var slots: [Slot: (entries: [Entry], next: Int)] = [:]
+    /// Where each rule and person's entries are in `entries`.
+    private var slots: [Slot: Int] = [:]
+    /// Per slot: its entries and the one to replace next once there are `entriesPerSlot`.
+    private var entries: [(list: [Entry], next: Int)] = []
     private(set) var hits = 0
     private(set) var misses = 0
 
@@ -230,6 +264,12 @@ final class PersonPhaseMemo {
         private var made: [(columns: UInt8, key: [Int64])] = []
 
         init(_ shifts: [TimedShift]) { self.shifts = shifts }
+
+        /// Whether `key` is what `columns` of this timeline hold.
+        mutating func matches(_ key: [Int64], columns: UInt8) -> Bool {
+            if let index = made.firstIndex(where: { $0.columns == columns }) { return made[index].key == key }
+            return self.key(columns) == key
+        }
 
         /// The values of the columns in `columns` (bits as `LuaScheduleAPI.timelineColumns`),
         /// after the shift count: what a call that read those columns saw.
@@ -260,9 +300,9 @@ final class PersonPhaseMemo {
 
     func findings(rule: Int, person: PersonID, keys: inout Keys) -> [Violation]? {
         if let slot = slots[Slot(rule: rule, person: person)] {
-            for entry in slot.entries where entry.key == keys.key(entry.columns) {
+            for index in entries[slot].list.indices where keys.matches(entries[slot].list[index].key, columns: entries[slot].list[index].columns) {
                 hits += 1
-                return entry.findings
+                return entries[slot].list[index].findings
             }
         }
         misses += 1
@@ -271,14 +311,17 @@ final class PersonPhaseMemo {
 
     func remember(rule: Int, person: PersonID, columns: UInt8, keys: inout Keys, findings: [Violation]) {
         let entry = Entry(columns: columns, key: keys.key(columns), findings: findings)
-        let slot = Slot(rule: rule, person: person)
-        var value = slots[slot] ?? (entries: [], next: 0)
-        if value.entries.count < Self.entriesPerSlot {
-            value.entries.append(entry)
-        } else {
-            value.entries[value.next] = entry
-            value.next = (value.next + 1) % Self.entriesPerSlot
+        let key = Slot(rule: rule, person: person)
+        guard let slot = slots[key] else {
+            slots[key] = entries.count
+            entries.append(([entry], 0))
+            return
         }
-        slots[slot] = value
+        if entries[slot].list.count < Self.entriesPerSlot {
+            entries[slot].list.append(entry)
+        } else {
+            entries[slot].list[entries[slot].next] = entry
+            entries[slot].next = (entries[slot].next + 1) % Self.entriesPerSlot
+        }
     }
 }

@@ -48,6 +48,8 @@ final class Evaluator {
     let changePenalty: Double
     let hasRest: Bool
     let hasDays: Bool
+    /// Whether any rule has a day phase (`validate_day`), not only demand phases.
+    let hasDayRules: Bool
     private let personIndex: [PersonID: Int]
     /// The touched days' staffing, counted from the slots (nil without day phases, or when
     /// `countsStaffingFromSlots` is off: then counted from each roster's schedule).
@@ -62,6 +64,7 @@ final class Evaluator {
         self.changePenalty = changePenalty
         hasRest = !validator.unscopedRules.isEmpty
         hasDays = validator.hasDayPhases
+        hasDayRules = validator.hasDayRules
         personIndex = Dictionary(uniqueKeysWithValues: problem.people.enumerated().map { ($1, $0) })
         staffing = hasDays && countsStaffingFromSlots ? SlotStaffing(problem: problem) : nil
     }
@@ -170,7 +173,9 @@ final class Evaluator {
             }
             if old >= 0, !people.contains(old) { people.append(old) }
             if person >= 0, !people.contains(person) { people.append(person) }
-            if hasDays, !peopleOnly {
+            // Without day phases a day's findings follow from its staffing counts alone, so a day
+            // none of whose counts the change moves keeps them (SlotStaffingTests).
+            if hasDays, !peopleOnly, hasDayRules || staffing?.changesCounts(slot: index, from: old, to: person) ?? true {
                 let day = dayIndex(slot.date)
                 if !days.contains(day) { days.append(day) }
             }

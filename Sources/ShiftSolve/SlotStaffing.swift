@@ -97,6 +97,17 @@ struct SlotStaffing {
         }
     }
 
+    /// Whether handing `slot` from `old` to `new` (-1: nobody) changes any count of its day: it
+    /// does when, for one of the entries the slot counts toward, the slot counts with one of them
+    /// holding it and not with the other (nobody never counts; a skill entry's slot without a
+    /// `skill` of its own counts by its person's skills).
+    func changesCounts(slot: Int, from old: Int, to new: Int) -> Bool {
+        guard old != new else { return false }
+        return shares[slot].contains { _, share in
+            (old >= 0 && Self.counts(share, old, skills)) != (new >= 0 && Self.counts(share, new, skills))
+        }
+    }
+
     /// The counts of a window day's entries when `holder(slot)` holds each slot (-1: nobody).
     func counts(day: Int, holder: (Int) -> Int) -> [Int] {
         var counts = base[day]

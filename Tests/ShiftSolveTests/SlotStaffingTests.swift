@@ -39,4 +39,27 @@ import TestSupport
         }
         #expect(counted > 0, "some demand was staffed")
     }
+
+    /// `changesCounts` is what lets a move skip a day when no rule has a day phase: it says a
+    /// hand-over changes the day's counts exactly when counting them before and after differs.
+    @Test(arguments: [7, 8] as [UInt64]) func aHandOverChangesTheCountsExactlyWhenItSaysSo(seed: UInt64) throws {
+        let ward = try RandomWard(seed: seed)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: seed)
+        let staffing = SlotStaffing(problem: problem)
+        var rng = SeededGenerator(seed: seed)
+        var assignment = (0..<problem.slots.count).map { _ in Int.random(in: -1..<problem.people.count, using: &rng) }
+        var (changing, keeping) = (0, 0)
+        for _ in 0..<2_000 {
+            let slot = Int.random(in: 0..<problem.slots.count, using: &rng)
+            let person = Int.random(in: -1..<problem.people.count, using: &rng)
+            let day = problem.window.lowerBound.days(to: problem.slots[slot].date)
+            let before = staffing.counts(day: day) { assignment[$0] }
+            let old = assignment[slot]
+            assignment[slot] = person
+            let after = staffing.counts(day: day) { assignment[$0] }
+            #expect(staffing.changesCounts(slot: slot, from: old, to: person) == (before != after), "slot \(slot): \(old) to \(person)")
+            if before != after { changing += 1 } else { keeping += 1 }
+        }
+        #expect(changing > 0 && keeping > 0)
+    }
 }
