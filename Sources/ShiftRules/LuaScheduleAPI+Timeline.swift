@@ -60,6 +60,12 @@ extension LuaScheduleAPI {
         }, field: { [unowned self] handle, key in
             let shifts = try timeline(handle).shifts
             guard case let .string(name) = key else { throw LuaScriptError("timeline fields are named by strings") }
+            if name == "attributes" {
+                // What the shifts are, not only where they lie: a call reading it is remembered
+                // with the shifts' ids (as one that reads `shifts[i]`).
+                shiftReads.other = true
+                return try timelineAttributes(timeline(handle))
+            }
             if let column = Self.timelineColumns.firstIndex(of: name) { shiftReads.columns |= 1 << UInt8(column) }
             return try timelineColumn(name, shifts)
         })
@@ -110,8 +116,27 @@ extension LuaScheduleAPI {
             }
         case "ids": values = shifts.map { .string($0.id.description) }
         default:
-            throw LuaScriptError("a timeline has no field '\(name)' (n, \(Self.timelineColumns.joined(separator: ", ")), and shifts[i] for the i-th shift)")
+            throw LuaScriptError(
+                "a timeline has no field '\(name)' (n, \(Self.timelineColumns.joined(separator: ", ")), attributes, and shifts[i] for the i-th shift)")
         }
         return .table(LuaTable(array: values))
+    }
+
+    /// `shifts.attributes`: per attribute name any of the shifts has, a column of its values
+    /// (`shifts.attributes.skill[i]` is the i-th shift's `skill`, nil where it has none), as
+    /// `shifts[i]:attribute(name)` reads them, without a view per shift.
+    private func timelineAttributes(_ timeline: Timeline) throws -> LuaValue {
+        let box = try box(.after)
+        let count = timeline.shifts.count
+        var columns: [String: [LuaValue]] = [:]
+        for (index, timed) in timeline.shifts.enumerated() {
+            guard let shift = box.shift(timed.id, of: timeline.person) else { continue }
+            for (name, value) in shift.attributes {
+                columns[name, default: [LuaValue](repeating: .nil, count: count)][index] = Self.luaValue(value)
+            }
+        }
+        var table: [LuaValue: LuaValue] = [:]
+        for (name, values) in columns { table[.string(name)] = .table(LuaTable(array: values)) }
+        return .table(LuaTable(hash: table))
     }
 }

@@ -46,6 +46,43 @@ import ShiftCore
         ])
     }
 
+    /// `shifts.attributes` is a fast path of `shifts[i]:attribute(name)`: per name a column with
+    /// each shift's value, nil where a shift has none, and no column for a name no shift has.
+    @Test func theAttributeColumnsHoldWhatEachShiftsViewReads() throws {
+        let w = World()
+        var night = w.shift(1, w.night, "2026-03-02", w.bob)
+        night.attributes = ["skill": .string("HeadNurse"), "weight": .number(2)]
+        var early = w.shift(2, w.early, "2026-03-03", w.bob)
+        early.attributes = ["skill": .string("Nurse"), "tags": .list([.string("a"), .string("b")])]
+        let late = w.shift(3, w.late, "2026-03-03", w.bob)
+        var day = w.shift(4, w.day, "2026-03-03", w.carol)
+        day.attributes = ["flag": .bool(true)]
+        let schedule = try Schedule().applying(.batch([w.setup, .scheduleShift(night), .scheduleShift(early), .scheduleShift(late),
+                                                       .scheduleShift(day)])).schedule
+        let violations = try validate(#"""
+            return rule { id = "x", summary = "s",
+              validate_person = function(person, shifts, schedule, report)
+                local columns, parts = shifts.attributes, {}
+                for _, name in ipairs({ "skill", "weight", "tags", "flag", "missing" }) do
+                  local column = columns[name]
+                  for i = 1, shifts.n do
+                    local want = shifts[i]:attribute(name)
+                    local got = column and column[i]
+                    if type(want) == "table" then
+                      assert(type(got) == "table" and table.concat(got, ",") == table.concat(want, ","), name)
+                    else
+                      assert(got == want, name .. " of shift " .. i)
+                    end
+                  end
+                  if column ~= nil then parts[#parts + 1] = name end
+                end
+                table.sort(parts)
+                report(person.name .. ": " .. table.concat(parts, " "))
+              end }
+            """#, schedule)
+        #expect(violations.map(\.message) == ["Bob: skill tags weight", "Carol: flag"])
+    }
+
     @Test func thePhaseQueriesTheSchedule() throws {
         let violations = try validate(#"""
             return rule { id = "x", summary = "s",
@@ -87,7 +124,7 @@ import ShiftCore
     @Test func anUnknownColumnOrAKeptTimelineIsAClearError() throws {
         let unknown = #"return rule { id = "x", summary = "s", validate_person = function(p, shifts) local _ = shifts.hours end }"#
         #expect { try validate(unknown, try schedule()) } throws: { error in
-            "\(error)".contains("a timeline has no field 'hours' (n, starts, ends, minutes, days, dates, types, ids") && "\(error)".contains("x.lua:1:")
+            "\(error)".contains("a timeline has no field 'hours' (n, starts, ends, minutes, days, dates, types, ids, attributes") && "\(error)".contains("x.lua:1:")
         }
         // A timeline kept past its evaluation (in an upvalue) is stale in the next one.
         let folder = try RuleFolder(["x.lua": #"""

@@ -33,35 +33,23 @@ return rule {
     end
   end,
 
-  -- When every shift of the person covers one of her skills (one count per skill she has), there
-  -- is nothing to report; otherwise each shift is checked as the check does.
+  -- Each shift's `skill` from the timeline's attribute columns, against her skills read once; a
+  -- view only for a shift it reports.
   validate_person = function(person, shifts, schedule, report)
-    local n = shifts.n
-    if n == 0 then return end
-    local skills = person:attribute("skills")
-    if type(skills) == "string" then skills = { skills } end
-    if type(skills) == "table" then
-      local covered, seen = 0, {}
-      for _, skill in ipairs(skills) do
-        local kind = type(skill)
-        if kind ~= "string" and kind ~= "number" and kind ~= "boolean" then covered = -1; break end
-        if not seen[skill] then
-          seen[skill] = true
-          covered = covered + schedule:count{ person = person, attributes = { skill = skill } }
-        end
-      end
-      if covered == n then return end
-    end
-    -- Otherwise each shift as the check sees it, the person's skills read once.
-    local listed = skills or {}
+    if shifts.n == 0 then return end
+    local covers = shifts.attributes.skill
+    if covers == nil then return end
+    local listed = person:attribute("skills")
+    if type(listed) == "string" then listed = { listed } end
+    listed = listed or {}
     local have = {}
     for _, skill in ipairs(listed) do
       if skill == skill then have[skill] = true end
     end
-    for i = 1, n do
-      local s = shifts[i]
-      local skill = s:attribute("skill")
+    for i = 1, shifts.n do
+      local skill = covers[i]
       if skill ~= nil and (skill ~= skill or not have[skill]) then
+        local s = shifts[i]
         report{ message = ("%s covers %s on %s without the skill (has %s)")
                   :format(person.name, skill, s.date, table.concat(listed, ", ")), shift = s }
       end
