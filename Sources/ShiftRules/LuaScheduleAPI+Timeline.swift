@@ -58,16 +58,16 @@ extension LuaScheduleAPI {
                 }
             }
         }, field: { [unowned self] handle, key in
-            let shifts = try timeline(handle).shifts
+            let timeline = try timeline(handle)
             guard case let .string(name) = key else { throw LuaScriptError("timeline fields are named by strings") }
             if name == "attributes" {
                 // What the shifts are, not only where they lie: a call reading it is remembered
                 // with the shifts' ids (as one that reads `shifts[i]`).
                 shiftReads.other = true
-                return try timelineAttributes(timeline(handle))
+                return try timelineAttributes(timeline)
             }
             if let column = Self.timelineColumns.firstIndex(of: name) { shiftReads.columns |= 1 << UInt8(column) }
-            return try timelineColumn(name, shifts)
+            return try timelineColumn(name, timeline.shifts)
         })
         return .function(make)
     }

@@ -265,12 +265,6 @@ final class PersonPhaseMemo {
 
         init(_ shifts: [TimedShift]) { self.shifts = shifts }
 
-        /// Whether `key` is what `columns` of this timeline hold.
-        mutating func matches(_ key: [Int64], columns: UInt8) -> Bool {
-            if let index = made.firstIndex(where: { $0.columns == columns }) { return made[index].key == key }
-            return self.key(columns) == key
-        }
-
         /// The values of the columns in `columns` (bits as `LuaScheduleAPI.timelineColumns`),
         /// after the shift count: what a call that read those columns saw.
         mutating func key(_ columns: UInt8) -> [Int64] {
@@ -300,7 +294,7 @@ final class PersonPhaseMemo {
 
     func findings(rule: Int, person: PersonID, keys: inout Keys) -> [Violation]? {
         if let slot = slots[Slot(rule: rule, person: person)] {
-            for index in entries[slot].list.indices where keys.matches(entries[slot].list[index].key, columns: entries[slot].list[index].columns) {
+            for index in entries[slot].list.indices where keys.key(entries[slot].list[index].columns) == entries[slot].list[index].key {
                 hits += 1
                 return entries[slot].list[index].findings
             }
