@@ -30,8 +30,9 @@ public struct SolveScore: Comparable, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// No finding of any rule, no open shift, no change penalty: no move can do better on
-    /// anything but the tie-breaker.
-    public var isPerfect: Bool { hard == 0 && warnings == 0 && openShifts == 0 && soft == 0 }
+    /// anything but the tie-breaker. (The search adds and takes away fractional penalties, so
+    /// its sum of none may be off zero by a rounding error.)
+    public var isPerfect: Bool { hard == 0 && warnings == 0 && openShifts == 0 && abs(soft) < 1e-6 }
 
     /// Penalties and change penalties together: the soft part the search weighs.
     public var soft: Double { penalty + changePenalty }
