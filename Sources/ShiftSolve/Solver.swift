@@ -13,7 +13,7 @@ public struct SolveOptions: Sendable {
     /// Stop after this many moves per worker (with a seed: the same roster on every run).
     public var moveLimit: Int?
     /// Stop when the best roster has not improved for this many moves per worker; nil picks
-    /// one from the problem's size. Only before the search anneals (see `anneals`).
+    /// one from the problem's size. Only before the search anneals (`Cooling`).
     public var patience: Int?
     /// What each assignment changed from the schedule as it was costs (`--replan`).
     public var changePenalty: Double = 0
@@ -22,11 +22,6 @@ public struct SolveOptions: Sendable {
     /// The late acceptance list's length; nil picks one from the moves the search can expect to
     /// make (`--moves`, or the construction's pace over the time left).
     public var history: Int?
-    /// Once the search has measured what its worsening moves cost, simulated annealing cooled
-    /// over the time or moves left takes over from late acceptance, and the search runs until
-    /// its limit. Off: late acceptance throughout, stopping after `patience` moves without a
-    /// better roster.
-    public var anneals = true
 
     public init() {}
 }
@@ -211,7 +206,7 @@ public struct Solver: Sendable {
                 }
             }
             movesPerWorker += round
-            if options.anneals, cooling == nil, let measured = Cooling(worsenings: box.workers.flatMap(\.worsenings)) {
+            if cooling == nil, let measured = Cooling(worsenings: box.workers.flatMap(\.worsenings)) {
                 cooling = measured
                 coolingFrom = (elapsed(), movesPerWorker)
             }
@@ -505,7 +500,7 @@ struct Cooling: Equatable {
     static func accepts(_ next: SolveScore, over score: SolveScore, threshold: Double) -> Bool {
         let level = (next.hard, next.warnings, next.openShifts), was = (score.hard, score.warnings, score.openShifts)
         if level != was { return level < was }
-        return next <= score || next.soft - score.soft <= threshold
+        return next.soft - score.soft <= threshold
     }
 }
 
