@@ -13,8 +13,8 @@ extension Shiftctl {
                 Works on the window --from..--to (default: the store's horizon.first..horizon.last). Open \
                 shifts get a person; each demand entry (shiftctl demand) gets new shifts with people, up to its \
                 optimal number; assigned shifts stay as they are unless --replan lets the search move them, \
-                each change costing --change-penalty. The search runs until --time-limit, until it stops \
-                improving, or until Ctrl-C, and keeps the best roster found; progress goes to stderr. The plan \
+                each change costing --change-penalty. The search uses its --time-limit (or --moves) and \
+                stops earlier only when nothing is left to improve or on Ctrl-C, and keeps the best roster found; progress goes to stderr. The plan \
                 is written as one batch that the rules check again (nothing is written if they refuse it); \
                 --dry-run only shows it. When horizon.first..horizon.last do not cover the window, the plan \
                 sets them to cover it, so that the rules judge the same period during the search and after. Exit 0 when every rule is kept and every slot filled, 1 when errors \
