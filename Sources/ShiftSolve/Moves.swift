@@ -61,6 +61,11 @@ struct MoveGenerator {
         /// One person moves a slot they hold to a free day up to three days away, in the same
         /// shift type where there is a free slot of it: as many shifts, on other days.
         case slide
+        /// One person's run of days in one shift type grows or shrinks by a day at one of its
+        /// ends: the person takes a slot of the run's type on the day next to it, from whoever
+        /// holds it (who takes what the person held that day, or nothing), or hands the run's
+        /// end day to someone off that day (or to nobody).
+        case edge
     }
 
     /// A move, drawn again (up to eight times) while it gives a slot to someone who does not
@@ -77,7 +82,8 @@ struct MoveGenerator {
         // Half the time while the rules still find errors, the move starts where they find them.
         if state.total.hard > 0, random.chance(0.5), let move = repair(state, &random, occupancy) { return move }
         let roll = random.below(100)
-        let kind: Kind = roll < 10 ? .slide : roll < 23 ? .reassign : roll < 37 ? .exchange : roll < 60 ? .swapDays : roll < 82 ? .block : .retype
+        let kind: Kind = roll < 8 ? .slide : roll < 18 ? .reassign : roll < 29 ? .exchange : roll < 47 ? .swapDays : roll < 64 ? .block
+            : roll < 78 ? .retype : .edge
         switch kind {
         case .reassign: return reassign(state, &random, occupancy)
         case .exchange: return exchange(state, &random)
@@ -85,6 +91,7 @@ struct MoveGenerator {
         case .block: return block(state, &random, occupancy)
         case .retype: return retype(state, &random, occupancy)
         case .slide: return slide(state, &random, occupancy)
+        case .edge: return edge(state, &random, occupancy)
         }
     }
 
@@ -278,5 +285,41 @@ struct MoveGenerator {
             changes.append((from, state.assignment[to]))
         }
         return changes.isEmpty ? nil : changes
+    }
+
+    /// A run's edge moves by a day. The run is the days around a slot the person holds on which
+    /// they hold a slot of its shift type. Growing, the person takes a slot of that type on the
+    /// day after the run (or before it): a free one, else one whose holder takes in exchange
+    /// what the person held that day (or nothing). Shrinking, the run's last (or first) day goes
+    /// to someone who holds nothing that day and suits its kind, or to nobody.
+    func edge(_ state: SearchState, _ random: inout SeededGenerator, _ occupancy: (Int, Int) -> [Int]) -> [(slot: Int, person: Int)]? {
+        let person = focus(state, &random)
+        let day = random.below(dayCount)
+        guard let held = occupancy(person, day).first else { return nil }
+        let type = slotType[held]
+        var (first, last) = (day, day)
+        while first > 0, occupancy(person, first - 1).contains(where: { slotType[$0] == type }) { first -= 1 }
+        while last + 1 < dayCount, occupancy(person, last + 1).contains(where: { slotType[$0] == type }) { last += 1 }
+        let atEnd = random.chance(0.5)
+        if random.chance(0.5) {
+            let next = atEnd ? last + 1 : first - 1
+            guard next >= 0, next < dayCount else { return nil }
+            let typed = slotsByDay[next].filter { slotType[$0] == type }
+            guard !typed.isEmpty else { return nil }
+            let free = typed.filter { state.assignment[$0] < 0 }
+            let pool = free.isEmpty ? typed : free
+            let suited = pool.filter { fit.suits(person, kind: slotKind[$0]) }
+            let choices = suited.isEmpty ? pool : suited
+            let slot = choices[random.below(choices.count)]
+            var changes = [(slot: slot, person: person)]
+            let holder = state.assignment[slot]
+            for mine in occupancy(person, next) { changes.append((mine, holder)) }
+            return changes
+        }
+        let end = atEnd ? last : first
+        guard let slot = occupancy(person, end).first(where: { slotType[$0] == type }) else { return nil }
+        let off = (0..<peopleCount).filter { $0 != person && occupancy($0, end).isEmpty && fit.suits($0, kind: slotKind[slot]) }
+        if off.isEmpty || random.chance(0.2) { return [(slot, -1)] }
+        return [(slot, off[random.below(off.count)])]
     }
 }

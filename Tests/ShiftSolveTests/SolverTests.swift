@@ -162,6 +162,41 @@ import Testing
         #expect(made > 20)
     }
 
+    /// An edge move grows a person's run of one shift type by a slot of that type on the day
+    /// next to it (its holder taking what the person held that day), or hands the run's end
+    /// day to someone who holds nothing that day, or to nobody.
+    @Test func edgeMovesGrowOrShrinkARunOfOneType() throws {
+        let (state, generator, holds) = try replannedWard()
+        var random = SeededGenerator(seed: 9)
+        var (grown, shrunk) = (0, 0)
+        func holdsType(_ person: Int, _ day: Int, _ type: Int) -> Bool {
+            day >= 0 && day < generator.dayCount && holds(person, day).contains { generator.slotType[$0] == type }
+        }
+        for _ in 0..<2_000 {
+            guard let changes = generator.edge(state, &random, holds) else { continue }
+            let first = changes[0]
+            let day = generator.slotDay[first.slot], type = generator.slotType[first.slot]
+            let holder = state.assignment[first.slot]
+            let freeOfType = generator.slotsByDay[day].contains { state.assignment[$0] < 0 && generator.slotType[$0] == type }
+            // Grown: the person takes a slot next to their run of its type (a free one when there
+            // is one) and hands what they held that day to the slot's holder.
+            let grows = first.person >= 0 && !holdsType(first.person, day, type)
+                && (holdsType(first.person, day - 1, type) || holdsType(first.person, day + 1, type))
+                && (!freeOfType || holder < 0)
+                && changes.dropFirst().allSatisfy {
+                    state.assignment[$0.slot] == first.person && generator.slotDay[$0.slot] == day && $0.person == holder
+                }
+                && changes.count == 1 + holds(first.person, day).count
+            // Shrunk: an end of the holder's run of that type goes to someone off that day.
+            let shrinks = changes.count == 1 && holder >= 0
+                && (!holdsType(holder, day - 1, type) || !holdsType(holder, day + 1, type))
+                && (first.person < 0 || holds(first.person, day).isEmpty)
+            #expect(grows || shrinks)
+            if grows { grown += 1 } else if shrinks { shrunk += 1 }
+        }
+        #expect(grown > 20 && shrunk > 20)
+    }
+
     @Test func assignedShiftsStayAsTheyAreWithoutReplan() throws {
         let ward = try RandomWard(seed: 7)
         let result = try solve(ward.schedule, window: ward.window, engine: try engine())
