@@ -164,11 +164,23 @@ import Testing
 
     /// An edge move grows a person's run of one shift type by a slot of that type on the day
     /// next to it (its holder taking what the person held that day), or hands the run's end
-    /// day to someone who holds nothing that day, or to nobody.
+    /// day to someone who holds nothing that day (mostly one whose own run it lengthens), or
+    /// to nobody.
     @Test func edgeMovesGrowOrShrinkARunOfOneType() throws {
-        let (state, generator, holds) = try replannedWard()
+        // The ward's slots filled day by day in the same order, so that people hold runs.
+        let ward = try RandomWard(seed: 5, people: 9)
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: 3)
+        let evaluator = try Evaluator(engine: try engine(), problem: problem, changePenalty: 0)
+        var (state, _) = try evaluator.initialState()
+        let generator = MoveGenerator(problem: problem)
+        var fill: [(slot: Int, person: Int)] = []
+        for slots in generator.slotsByDay {
+            for (index, slot) in slots.enumerated() where state.assignment[slot] < 0 { fill.append((slot, index % problem.people.count)) }
+        }
+        evaluator.commit(try evaluator.evaluate(state, fill), to: &state)
+        let holds = evaluator.holdings(of: state)
         var random = SeededGenerator(seed: 9)
-        var (grown, shrunk) = (0, 0)
+        var (grown, shrunk, handedOn, couldHandOn) = (0, 0, 0, 0)
         func holdsType(_ person: Int, _ day: Int, _ type: Int) -> Bool {
             day >= 0 && day < generator.dayCount && holds(person, day).contains { generator.slotType[$0] == type }
         }
@@ -193,8 +205,18 @@ import Testing
                 && (first.person < 0 || holds(first.person, day).isEmpty)
             #expect(grows || shrinks)
             if grows { grown += 1 } else if shrinks { shrunk += 1 }
+            // A shrink mostly hands the day on to someone whose own run of that type it lengthens
+            // (which is also a valid growth of theirs), where there is such a person.
+            let continuing = (0..<generator.peopleCount).filter {
+                $0 != holder && holds($0, day).isEmpty && (holdsType($0, day - 1, type) || holdsType($0, day + 1, type))
+            }
+            if shrinks, !continuing.isEmpty {
+                couldHandOn += 1
+                if continuing.contains(first.person) { handedOn += 1 }
+            }
         }
         #expect(grown > 20 && shrunk > 20)
+        #expect(couldHandOn > 10 && handedOn * 2 > couldHandOn)
     }
 
     @Test func assignedShiftsStayAsTheyAreWithoutReplan() throws {
