@@ -256,9 +256,7 @@ struct MoveGenerator {
         for day in days where occupancy(person, day).isEmpty {
             let free = slotsByDay[day].filter { state.assignment[$0] < 0 && slotType[$0] == type }
             guard !free.isEmpty else { continue }
-            let suited = free.filter { fit.suits(person, kind: slotKind[$0]) }
-            let pool = suited.isEmpty ? free : suited
-            changes.append((pool[random.below(pool.count)], person))
+            changes.append((drawSuited(from: free, for: person, &random), person))
         }
         return changes.isEmpty ? nil : changes
     }
@@ -300,9 +298,12 @@ struct MoveGenerator {
         let day = random.below(dayCount)
         guard let held = occupancy(person, day).first else { return nil }
         let type = slotType[held]
+        func worksType(_ someone: Int, _ other: Int) -> Bool {
+            other >= 0 && other < dayCount && occupancy(someone, other).contains { slotType[$0] == type }
+        }
         var (first, last) = (day, day)
-        while first > 0, occupancy(person, first - 1).contains(where: { slotType[$0] == type }) { first -= 1 }
-        while last + 1 < dayCount, occupancy(person, last + 1).contains(where: { slotType[$0] == type }) { last += 1 }
+        while worksType(person, first - 1) { first -= 1 }
+        while worksType(person, last + 1) { last += 1 }
         let atEnd = random.chance(0.5)
         if random.chance(0.5) {
             let next = atEnd ? last + 1 : first - 1
@@ -310,10 +311,7 @@ struct MoveGenerator {
             let typed = slotsByDay[next].filter { slotType[$0] == type }
             guard !typed.isEmpty else { return nil }
             let free = typed.filter { state.assignment[$0] < 0 }
-            let pool = free.isEmpty ? typed : free
-            let suited = pool.filter { fit.suits(person, kind: slotKind[$0]) }
-            let choices = suited.isEmpty ? pool : suited
-            let slot = choices[random.below(choices.count)]
+            let slot = drawSuited(from: free.isEmpty ? typed : free, for: person, &random)
             var changes = [(slot: slot, person: person)]
             let holder = state.assignment[slot]
             for mine in occupancy(person, next) { changes.append((mine, holder)) }
@@ -324,10 +322,16 @@ struct MoveGenerator {
         let off = (0..<peopleCount).filter { $0 != person && occupancy($0, end).isEmpty && fit.suits($0, kind: slotKind[slot]) }
         if off.isEmpty || random.chance(0.2) { return [(slot, -1)] }
         // Mostly someone whose own run of that type the day lengthens, where there is one.
-        let next = off.filter { other in
-            [end - 1, end + 1].contains { $0 >= 0 && $0 < dayCount && occupancy(other, $0).contains { slotType[$0] == type } }
-        }
+        let next = off.filter { worksType($0, end - 1) || worksType($0, end + 1) }
         if !next.isEmpty, random.chance(0.7) { return [(slot, next[random.below(next.count)])] }
         return [(slot, off[random.below(off.count)])]
+    }
+
+    /// One of `slots` (not empty) drawn at random, among those of a kind `person` suits where
+    /// there are some.
+    private func drawSuited(from slots: [Int], for person: Int, _ random: inout SeededGenerator) -> Int {
+        let suited = slots.filter { fit.suits(person, kind: slotKind[$0]) }
+        let pool = suited.isEmpty ? slots : suited
+        return pool[random.below(pool.count)]
     }
 }
