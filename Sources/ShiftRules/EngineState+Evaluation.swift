@@ -155,6 +155,21 @@ extension EngineState {
         }
     }
 
+    /// The `cache` a rule's person and day phases get: a table of the rule's own that lasts as
+    /// long as the schedule's catalog (`Schedule.catalogVersion`: everything but the shifts) and
+    /// the rule's parameters, and is a new empty one once either changes. It holds what the rule
+    /// computes from them alone (bounds, contracts, the planning period), so that a search that
+    /// calls the phase for thousands of rosters of one catalog computes it once.
+    func cache(of rule: LoadedRule, for schedule: Schedule) throws -> LuaValue {
+        guard configuration.keepsPhaseCaches else { return .reference(try runtime.newTable()) }
+        if let cache = rule.cache, cache.catalog == schedule.catalogVersion, cache.params === rule.params {
+            return .reference(cache.table)
+        }
+        let table = try runtime.newTable()
+        rule.cache = (schedule.catalogVersion, rule.params, table)
+        return .reference(table)
+    }
+
     /// Starts counting what one call into Lua reports (`collect` bounds it).
     func startCall() {
         (callStart, reportedBytes, reportOverflow, overflowRule) = (collected.count, 0, false, nil)

@@ -195,7 +195,7 @@ extension EngineState {
         return clearance
     }
 
-    /// `validate_person(person, shifts, schedule, report, params)` for each person of the groups;
+    /// `validate_person(person, shifts, schedule, report, params, cache)` for each person of the groups;
     /// `ran` after each rule's call on a group.
     func checkPeople(
         _ schedule: Schedule, rules phased: [LoadedRule], groups: ArraySlice<PersonGroup>, ran: ((LoadedRule, PersonGroup) -> Void)? = nil
@@ -216,7 +216,7 @@ extension EngineState {
             for rule in phased {
                 try run(rule, personDriver, [
                     .function(rule.validatePerson!), people, scheduleObject, api.reportFunction, .reference(rule.params),
-                    timelineConstructor, marker,
+                    timelineConstructor, marker, try cache(of: rule, for: schedule),
                 ])
                 ran?(rule, group)
             }
@@ -224,7 +224,7 @@ extension EngineState {
         }
     }
 
-    /// `validate_day(date, schedule, report, params)` for each of the days, `dayChunk` days per
+    /// `validate_day(date, schedule, report, params, cache)` for each of the days, `dayChunk` days per
     /// call into Lua; `ran` after each rule's call on a chunk.
     func checkDays(
         _ schedule: Schedule, rules phased: [LoadedRule], days: ArraySlice<LocalDate>, ran: ((LoadedRule) -> Void)? = nil
@@ -236,7 +236,10 @@ extension EngineState {
             let table = LuaValue.table(LuaTable(array: chunk.map { .string($0.description) }))
             let list = phased.count > 1 ? try changeList(table) : table
             for rule in phased {
-                try run(rule, dayDriver, [.function(rule.validateDay!), list, scheduleObject, api.reportFunction, .reference(rule.params), marker])
+                try run(rule, dayDriver, [
+                    .function(rule.validateDay!), list, scheduleObject, api.reportFunction, .reference(rule.params), marker,
+                    try cache(of: rule, for: schedule),
+                ])
                 ran?(rule)
             }
         }

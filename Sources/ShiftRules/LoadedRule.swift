@@ -16,6 +16,9 @@ final class LoadedRule {
     var params: LuaRef
     let examples: LuaTable?
     let triggers: Set<EntityKind>
+    /// The table the rule's person and day phases get as `cache`, with the catalog and the
+    /// parameters it was made for (`EngineState.cache(of:for:)`).
+    var cache: (catalog: UInt64, params: LuaRef, table: LuaRef)?
     var id: String { info.id }
 
     init(info: RuleInfo, check: LuaRef?, validate: LuaRef?, validatePerson: LuaRef?, validateDay: LuaRef?, validateDemand: LuaRef?,

@@ -16,10 +16,11 @@ enum Prelude {
     end
     -- mark(i) before each item gives its check a whole budget and time limit of its own, as if
     -- it had been called alone (a trial's time starts again too).
-    local function each(check, changes, schedule, report, params, mark)
+    -- cache: the rule's own table that lasts while the catalog does (the day phase's), or nil.
+    local function each(check, changes, schedule, report, params, mark, cache)
       for i = 1, #changes do
         mark(i)
-        check(changes[i], schedule, report, params)
+        check(changes[i], schedule, report, params, cache)
       end
     end
     -- One change checked by several rules in one call: rules is a flat list (check, params, …);
@@ -35,10 +36,10 @@ enum Prelude {
     -- host's timeline (LuaScheduleAPI+Timeline): shifts[i] a view made on demand, a column made
     -- on its first read and kept with that rule's timeline.
     -- mark before each person, as in each.
-    local function each_person(fn, people, schedule, report, params, make, mark)
+    local function each_person(fn, people, schedule, report, params, make, mark, cache)
       for i = 1, #people, 3 do
         mark((i + 2) // 3)
-        fn(people[i], make(people[i + 1], people[i + 2]), schedule, report, params)
+        fn(people[i], make(people[i + 1], people[i + 2]), schedule, report, params, cache)
       end
     end
     return { rule = marker("rule"), rotation = marker("rotation"), script = marker("script"), each = each, each_rule = each_rule,

@@ -26,6 +26,10 @@ public struct RuleEngineConfiguration: Sendable {
     /// phase must agree with (the test suite compares the two). A rule whose only whole-schedule
     /// check is its person phase runs it either way.
     public var personPhase = true
+    /// Whether a person or day phase's `cache` lasts from one call to the next while the
+    /// schedule's catalog and the rule's parameters do (docs/rules.md). Off, every call gets a new
+    /// empty table: the plain path the kept caches must agree with (the test suite compares them).
+    public var keepsPhaseCaches = true
     /// Whether a mutation's checks go through the one-call drivers: every rule of one change in
     /// one call into Lua, and 128 changes of a batch per call. Off, each rule checks each change
     /// in a call of its own: the plain path the drivers must agree with (the test suite compares

@@ -208,7 +208,7 @@ extension EngineState {
             api.shiftReads = LuaScheduleAPI.ShiftReads()
             try run(rule, personDriver, [
                 .function(rule.validatePerson!), arguments!.people, arguments!.schedule, api.reportFunction, .reference(rule.params),
-                timelineConstructor, marker,
+                timelineConstructor, marker, try cache(of: rule, for: schedule),
             ])
             // A call that read more than columns is keyed by the ids of the person's shifts; one
             // that read the span of everyone's shifts is not remembered.

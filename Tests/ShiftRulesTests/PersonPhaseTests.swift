@@ -524,6 +524,95 @@ extension StockPersonPhaseEquivalenceTests {
     }
 }
 
+/// A person or day phase's `cache` (its last argument): the rule's own table, kept from one
+/// evaluation to the next while the schedule's catalog and the rule's parameters stay, and a new
+/// empty one once either changes.
+@Suite struct PhaseCacheTests {
+    /// The rule counts its calls in the cache and keeps each person's `level` there.
+    static let rule = #"""
+        return rule { id = "x", summary = "s", params = { tag = "a" },
+          validate_person = function(person, shifts, schedule, report, params, cache)
+            cache.calls = (cache.calls or 0) + 1
+            local level = cache[person.id]
+            if level == nil then
+              level = person:attribute("level") or "none"
+              cache[person.id] = level
+            end
+            report{ message = ("%s %s %s %d"):format(person.name, params.tag, level, cache.calls), person = person }
+          end,
+          validate_day = function(date, schedule, report, params, cache)
+            cache.days = (cache.days or 0) + 1
+            report(("%s %d"):format(date, cache.days))
+          end }
+        """#
+
+    @Test func lastsWhileTheCatalogDoesAndStartsAgainAfterItChanges() throws {
+        let folder = try RuleFolder(["x.lua": Self.rule])
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow }))
+        let w = World()
+        var bob = w.bob
+        bob.attributes["level"] = .string("senior")
+        let first = try Schedule().applying(.batch([w.setup, .updatePerson(bob), .scheduleShift(w.shift(1, w.late, "2026-03-02", w.bob))])).schedule
+        func people(_ schedule: Schedule) throws -> [String] {
+            try engine.validate(schedule).map(\.message).filter { $0.hasPrefix("Bob") || $0.hasPrefix("Carol") }.sorted()
+        }
+        #expect(try people(first) == ["Bob a senior 1", "Carol a none 2"])
+        // Other shifts, the same catalog: the same table, so the count goes on, and Bob's level is
+        // the one kept.
+        let moved = try first.applying(.batch([.reassignShift(ShiftID(uuid(101)), to: w.carol.id),
+                                               .scheduleShift(w.shift(2, w.day, "2026-03-03", w.bob))])).schedule
+        #expect(moved.catalogVersion == first.catalogVersion)
+        #expect(try people(moved) == ["Bob a senior 3", "Carol a none 4"])
+        // A person changed: a new table, and the new level is read.
+        bob.attributes["level"] = .string("junior")
+        let promoted = try moved.applying(.updatePerson(bob)).schedule
+        #expect(promoted.catalogVersion != moved.catalogVersion)
+        let all = try engine.validate(promoted).map(\.message)
+        #expect(all.filter { !$0.hasPrefix("2026") }.sorted() == ["Bob a junior 1", "Carol a none 2"])
+        // The day phase gets the same table (one per rule), started again with it.
+        #expect(all.filter { $0.hasPrefix("2026") } == ["2026-03-02 1", "2026-03-03 2"])
+    }
+
+    /// New parameters (an example's, or a store's configuration) start a new table too.
+    @Test func startsAgainForOtherParameters() throws {
+        let folder = try RuleFolder(["x.lua": Self.rule])
+        let w = World()
+        let schedule = try Schedule().applying(.batch([w.setup, .scheduleShift(w.shift(1, w.late, "2026-03-02", w.bob))])).schedule
+        let engine = try RuleEngine(RuleEngineConfiguration(directories: [folder.path], now: { fixedNow }))
+        #expect(try engine.validate(schedule).map(\.message).contains("Bob a none 1"))
+        let tagged = try RuleEngine(RuleEngineConfiguration(
+            directories: [folder.path], config: RulesConfig(parameters: ["x": ["tag": .string("b")]]), now: { fixedNow }))
+        #expect(try tagged.validate(schedule).map(\.message).contains("Bob b none 1"))
+        #expect(try engine.validate(schedule).map(\.message).contains("Bob a none 3"))
+    }
+}
+
+/// What the catalog version follows: everything but shifts and the change log.
+@Suite struct CatalogVersionTests {
+    @Test func changesWithTheCatalogOnlyAndCopiesShareIt() throws {
+        let w = World()
+        let base = try Schedule().applying(w.setup).schedule
+        let copy = base
+        #expect(copy.catalogVersion == base.catalogVersion)
+        let shifts = try base.applying(.batch([.scheduleShift(w.shift(1, w.late, "2026-03-02", w.bob)),
+                                               .reassignShift(ShiftID(uuid(101)), to: w.carol.id)])).schedule
+        #expect(shifts.catalogVersion == base.catalogVersion)
+        var carol = w.carol
+        carol.attributes["level"] = .string("x")
+        var late = w.late
+        late.title = "Late shift"
+        var settings = base.settings
+        settings.extra["horizon.first"] = .string("2026-03-01")
+        let changes: [Mutation] = [.updatePerson(carol), .updateShiftType(late), .updateSettings(settings)]
+        var versions: Set<UInt64> = [base.catalogVersion]
+        for change in changes {
+            versions.insert(try base.applying(change).schedule.catalogVersion)
+        }
+        // Two different changes of one schedule never share a number.
+        #expect(versions.count == changes.count + 1)
+    }
+}
+
 /// A hostile person phase ends like a hostile check: within its limits, naming the rule's file
 /// (and line, where the limit is the instruction budget), and the engine keeps working.
 @Suite struct HostilePersonPhaseTests {

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import ShiftCore
+import ShiftInterop
 import ShiftRules
 import Testing
 @testable import ShiftSolve
@@ -85,6 +86,42 @@ import Testing
         #expect(abs(remembered.penalty - summary.softPenalty) < 1e-6)
         #expect(remembered.personPhaseCalls.remembered > 0)
         #expect(plain.personPhaseCalls == (0, 0))
+    }
+
+    /// Kept phase caches are a fast path: the INRC-II rules, which keep the horizon, the
+    /// contracts, the history, the shift types' bounds and the requests in theirs, score every
+    /// move on n030w4 as they do with a new cache on every call, and as a whole validation.
+    @Test func keptPhaseCachesScoreAsNewOnes() throws {
+        let files = try INRC2.Files.locate(instance: "\(repositoryRoot)/benchmarks/inrc2/n030w4", solution: nil, history: 1, weeks: [6, 2, 9, 1])
+        let inrc2 = try INRC2.Problem.read(files) { try String(contentsOfFile: $0, encoding: .utf8) }
+        let schedule = try Schedule().applying(.batch(inrc2.mutations(start: LocalDate("2024-01-01")!, settings: StoreSettings()))).schedule
+        func engine(keeping: Bool) throws -> RuleEngine {
+            var configuration = RuleEngineConfiguration(
+                directories: ["\(repositoryRoot)/rules/examples/inrc2"], config: RulesConfig(settings: schedule.settings), now: { fixedNow })
+            configuration.keepsPhaseCaches = keeping
+            return try RuleEngine(configuration)
+        }
+        let window = try #require(try schedule.settingsHorizon())
+        let problem = try SolveProblem(schedule: schedule, window: window, replan: true, seed: 3)
+        let kept = try engine(keeping: true), fresh = try engine(keeping: false)
+        let fast = try MoveReplay(engine: kept, problem: problem, remembersPersonPhases: false)
+        let plain = try MoveReplay(engine: fresh, problem: problem, remembersPersonPhases: false)
+        var rng = SeededGenerator(seed: 3)
+        var moves = 0
+        while moves < 150 {
+            let slot = Int.random(in: 0..<problem.slots.count, using: &rng)
+            let person = Int.random(in: -1..<problem.people.count, using: &rng)
+            guard fast.assignment[slot] != person else { continue }
+            try fast.apply([(slot, person)])
+            try plain.apply([(slot, person)])
+            moves += 1
+            #expect(fast.hard == plain.hard, "after move \(moves)")
+            #expect(fast.penalty == plain.penalty, "after move \(moves)")
+        }
+        let summary = ScoreSummary(try fresh.validate(fast.schedule), rules: fresh.rules)
+        #expect(fast.hard == summary.hardViolations)
+        #expect(fast.penalty == summary.softPenalty)
+        #expect(fast.penalty > 0)
     }
 
     /// `shiftbench solve-model` fails unless its Swift yardstick of the INRC-II rules agrees with

@@ -1,5 +1,6 @@
 import Foundation
 import HashTreeCollections
+import Synchronization
 
 /// The whole state of a schedule: settings, entities, the change log, and the indexes that
 /// answer rule queries without scanning.
@@ -8,18 +9,29 @@ import HashTreeCollections
 /// so a copy costs O(1) and a change to a copy costs O(log n): the mutation funnel builds the
 /// proposed schedule as a copy, shows both to the rules, and keeps or drops it.
 public struct Schedule: Sendable {
-    public private(set) var settings: StoreSettings
+    public private(set) var settings: StoreSettings { didSet { catalogVersion = Self.newCatalogVersion() } }
     /// The time-zone table for `settings.timeZoneIdentifier`.
     public private(set) var zone: ZoneRules
     public internal(set) var changeLog: ChangeLog
 
-    var locationStore: TreeDictionary<LocationID, Location> = [:]
-    var shiftTypeStore: TreeDictionary<ShiftTypeID, ShiftType> = [:]
-    var personStore: TreeDictionary<PersonID, Person> = [:]
+    var locationStore: TreeDictionary<LocationID, Location> = [:] { didSet { catalogVersion = Self.newCatalogVersion() } }
+    var shiftTypeStore: TreeDictionary<ShiftTypeID, ShiftType> = [:] { didSet { catalogVersion = Self.newCatalogVersion() } }
+    var personStore: TreeDictionary<PersonID, Person> = [:] { didSet { catalogVersion = Self.newCatalogVersion() } }
     var shiftStore = ShiftTable()
-    var demandStore: TreeDictionary<DemandID, Demand> = [:]
-    var availabilityStore: TreeDictionary<AvailabilityID, Availability> = [:]
-    var requestStore: TreeDictionary<RequestID, Request> = [:]
+    var demandStore: TreeDictionary<DemandID, Demand> = [:] { didSet { catalogVersion = Self.newCatalogVersion() } }
+    var availabilityStore: TreeDictionary<AvailabilityID, Availability> = [:] { didSet { catalogVersion = Self.newCatalogVersion() } }
+    var requestStore: TreeDictionary<RequestID, Request> = [:] { didSet { catalogVersion = Self.newCatalogVersion() } }
+
+    /// A number that stands for everything but the shifts and the change log (settings,
+    /// locations, shift types, people, demand, availability, requests): it is new, unique in the
+    /// process, whenever any of them changes, and only copies of a schedule share it. Two
+    /// schedules with the same number hold the same catalog, whatever their shifts; what a rule
+    /// keeps between calls from the catalog alone (its `cache`, docs/rules.md) stays good while
+    /// the number does. A schedule built anew gets a new number even when its catalog is equal.
+    public private(set) var catalogVersion: UInt64 = Schedule.newCatalogVersion()
+
+    private static let catalogVersions = Atomic<UInt64>(0)
+    private static func newCatalogVersion() -> UInt64 { catalogVersions.add(1, ordering: .relaxed).newValue }
 
     /// Where the shifts and the change log live when they are not held in memory (a SQLite
     /// store). Then `shiftStore` and the shift indexes hold only what this schedule changed (the

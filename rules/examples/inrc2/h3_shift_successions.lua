@@ -69,11 +69,22 @@ return rule {
   -- (queried only when that day has several), the forbidden successors read once per type and
   -- call. A timeline out of date order, which the sort by start instant does not make, is
   -- checked shift by shift as the check does.
-  validate_person = function(person, shifts, schedule, report)
+  validate_person = function(person, shifts, schedule, report, params, cache)
     local n = shifts.n
     if n == 0 then return end
-    local horizon = schedule:horizon()
-    local sets = {}
+    -- The horizon and each type's forbidden successors, kept per catalog in the cache.
+    cache = cache or {}
+    local horizon = cache.horizon
+    if horizon == nil then
+      horizon = schedule:horizon() or false
+      cache.horizon = horizon
+    end
+    horizon = horizon or nil
+    local sets = cache.successors
+    if sets == nil then
+      sets = {}
+      cache.successors = sets
+    end
     local function forbidden_after(before, after)
       local set = sets[before]
       if set == nil then
@@ -93,7 +104,12 @@ return rule {
       end
     end
     local types = shifts.types
-    local first = horizon and inrc2.day_number(horizon.first)
+    local first = cache.first
+    if first == nil then
+      first = horizon and inrc2.day_number(horizon.first) or false
+      cache.first = first
+    end
+    first = first or nil
     local day_before, start_before, size_before
     local i = 1
     while i <= n do

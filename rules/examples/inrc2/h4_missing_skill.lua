@@ -35,17 +35,24 @@ return rule {
 
   -- Each shift's `skill` from the timeline's attribute columns, against her skills read once; a
   -- view only for a shift it reports.
-  validate_person = function(person, shifts, schedule, report)
+  validate_person = function(person, shifts, schedule, report, params, cache)
     if shifts.n == 0 then return end
     local covers = shifts.attributes.skill
     if covers == nil then return end
-    local listed = person:attribute("skills")
-    if type(listed) == "string" then listed = { listed } end
-    listed = listed or {}
-    local have = {}
-    for _, skill in ipairs(listed) do
-      if skill == skill then have[skill] = true end
+    -- The person's skills, as listed and as a set, kept per catalog in the cache.
+    local kept = cache and cache[person.id]
+    if kept == nil then
+      local listed = person:attribute("skills")
+      if type(listed) == "string" then listed = { listed } end
+      listed = listed or {}
+      local have = {}
+      for _, skill in ipairs(listed) do
+        if skill == skill then have[skill] = true end
+      end
+      kept = { listed = listed, have = have }
+      if cache then cache[person.id] = kept end
     end
+    local listed, have = kept.listed, kept.have
     for i = 1, shifts.n do
       local skill = covers[i]
       if skill ~= nil and (skill ~= skill or not have[skill]) then

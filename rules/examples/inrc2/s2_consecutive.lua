@@ -8,8 +8,13 @@
 -- `history_consecutive_work`); a run still going on the horizon's last day is not short; a
 -- history run that ends on the first day is charged then. A person phase (`validate_person`):
 -- runs in `shiftctl validate` and, for the people a move touches, in `shiftctl solve`; it reads
--- the runs from the person's timeline (`shifts.days`, `shifts.types`).
+-- the runs from the person's timeline (`shifts.days`, `shifts.types`), and keeps the horizon, the
+-- person's contract and history and the shift types' bounds in its cache.
 local inrc2 = require("lib.inrc2")
+
+-- What the rule reads of each person (kept per catalog in the phase's cache).
+local PERSON_FACTS = { "history_last_shift", "history_consecutive_shifts", "history_consecutive_work", "min_consecutive_work",
+                       "max_consecutive_work" }
 
 return rule {
   id = "inrc2_s2_consecutive",
@@ -17,12 +22,13 @@ return rule {
   severity = "penalty",
   params = { shift_weight = 15, work_weight = 30 },
 
-  validate_person = function(person, shifts, schedule, report, params)
-    local span = inrc2.span(schedule)
+  validate_person = function(person, shifts, schedule, report, params, cache)
+    local span = inrc2.span(schedule, cache)
     if span == nil then return end
-    local last = person:attribute("history_last_shift")
-    local history_shifts = inrc2.int_of(person, "history_consecutive_shifts") or 0
-    local history_work = inrc2.int_of(person, "history_consecutive_work") or 0
+    local facts = inrc2.facts(person, PERSON_FACTS, cache)
+    local last = facts.history_last_shift
+    local history_shifts = inrc2.int(facts, "history_consecutive_shifts") or 0
+    local history_work = inrc2.int(facts, "history_consecutive_work") or 0
 
     local function charge(cost, weight, what, first)
       if cost > 0 then
@@ -30,8 +36,10 @@ return rule {
       end
     end
 
-    -- The bounds of each shift type met, read once per call.
-    local bounds = {}
+    -- The bounds of each shift type, read once per catalog with the cache (once per call
+    -- without).
+    local bounds = cache and cache.bounds or {}
+    if cache then cache.bounds = bounds end
     local function bound(symbol)
       local b = bounds[symbol]
       if b == nil then
@@ -73,7 +81,7 @@ return rule {
     end
 
     -- Runs of working days.
-    local lo, hi = inrc2.int_of(person, "min_consecutive_work"), inrc2.int_of(person, "max_consecutive_work")
+    local lo, hi = inrc2.int(facts, "min_consecutive_work"), inrc2.int(facts, "max_consecutive_work")
     if lo ~= nil or hi ~= nil then
       inrc2.charge_day_runs(inrc2.runs(days, nil, span), true, history_work, lo, hi, span, "working day", "working days",
         function(cost, what, first) charge(cost, params.work_weight, what, first) end)

@@ -6,18 +6,22 @@
 -- (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
+-- What the rule reads of each person (kept per catalog in the phase's cache).
+local PERSON_FACTS = { "min_consecutive_off", "max_consecutive_off", "history_consecutive_off" }
+
 return rule {
   id = "inrc2_s3_days_off",
   summary = "INRC-II S3: runs of days off stay within the contract's bounds.",
   severity = "penalty",
   params = { weight = 30 },
 
-  validate_person = function(person, shifts, schedule, report, params)
-    local lo, hi = inrc2.int_of(person, "min_consecutive_off"), inrc2.int_of(person, "max_consecutive_off")
+  validate_person = function(person, shifts, schedule, report, params, cache)
+    local facts = inrc2.facts(person, PERSON_FACTS, cache)
+    local lo, hi = inrc2.int(facts, "min_consecutive_off"), inrc2.int(facts, "max_consecutive_off")
     if lo == nil and hi == nil then return end
-    local span = inrc2.span(schedule)
+    local span = inrc2.span(schedule, cache)
     if span == nil then return end
-    local history_off = inrc2.int_of(person, "history_consecutive_off") or 0
+    local history_off = inrc2.int(facts, "history_consecutive_off") or 0
     local runs = inrc2.runs(inrc2.worked_days(schedule, person, shifts, span, false), nil, span)
     inrc2.charge_day_runs(runs, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, first)
       report{ message = ("%s: %s"):format(person.name, what), person = person, date = first, penalty = cost * params.weight }

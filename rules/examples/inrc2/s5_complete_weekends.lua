@@ -5,15 +5,18 @@
 -- (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
+-- What the rule reads of each person (kept per catalog in the phase's cache).
+local PERSON_FACTS = { "complete_weekends" }
+
 return rule {
   id = "inrc2_s5_complete_weekends",
   summary = "INRC-II S5: whoever must work complete weekends works both days or neither.",
   severity = "penalty",
   params = { weight = 30 },
 
-  validate_person = function(person, shifts, schedule, report, params)
-    if shifts.n == 0 or person:attribute("complete_weekends") ~= true then return end
-    local span = inrc2.span(schedule)
+  validate_person = function(person, shifts, schedule, report, params, cache)
+    if shifts.n == 0 or inrc2.facts(person, PERSON_FACTS, cache).complete_weekends ~= true then return end
+    local span = inrc2.span(schedule, cache)
     if span == nil then return end
     local count, worked = inrc2.worked_weekends(shifts, span)
     if count == 0 then return end

@@ -5,16 +5,20 @@
 -- shifts of the person's timeline inside the horizon (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
+-- What the rule reads of each person (kept per catalog in the phase's cache).
+local PERSON_FACTS = { "min_assignments", "max_assignments", "history_assignments" }
+
 return rule {
   id = "inrc2_s6_total_assignments",
   summary = "INRC-II S6: each person's total assignments stay within the contract's bounds.",
   severity = "penalty",
   params = { weight = 20 },
 
-  validate_person = function(person, shifts, schedule, report, params)
-    local lo, hi = inrc2.int_of(person, "min_assignments"), inrc2.int_of(person, "max_assignments")
+  validate_person = function(person, shifts, schedule, report, params, cache)
+    local facts = inrc2.facts(person, PERSON_FACTS, cache)
+    local lo, hi = inrc2.int(facts, "min_assignments"), inrc2.int(facts, "max_assignments")
     if lo == nil and hi == nil then return end
-    local span = inrc2.span(schedule)
+    local span = inrc2.span(schedule, cache)
     if span == nil then return end
     local days, first, last = shifts.days, span.lo, span.hi
     local count = 0
@@ -22,7 +26,7 @@ return rule {
       local d = days[i]
       if d >= first and d <= last then count = count + 1 end
     end
-    local total = (inrc2.int_of(person, "history_assignments") or 0) + count
+    local total = (inrc2.int(facts, "history_assignments") or 0) + count
     if lo ~= nil and total < lo then
       report{ message = ("%s has %d assignments, at least %d wanted"):format(person.name, total, lo), person = person,
               penalty = (lo - total) * params.weight }

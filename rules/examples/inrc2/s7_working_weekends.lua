@@ -5,18 +5,22 @@
 -- the weekends from the person's timeline (`shifts.days`).
 local inrc2 = require("lib.inrc2")
 
+-- What the rule reads of each person (kept per catalog in the phase's cache).
+local PERSON_FACTS = { "max_working_weekends", "history_working_weekends" }
+
 return rule {
   id = "inrc2_s7_working_weekends",
   summary = "INRC-II S7: nobody works more weekends than the contract allows.",
   severity = "penalty",
   params = { weight = 30 },
 
-  validate_person = function(person, shifts, schedule, report, params)
-    local limit = inrc2.int_of(person, "max_working_weekends")
+  validate_person = function(person, shifts, schedule, report, params, cache)
+    local facts = inrc2.facts(person, PERSON_FACTS, cache)
+    local limit = inrc2.int(facts, "max_working_weekends")
     if limit == nil then return end
-    local span = inrc2.span(schedule)
+    local span = inrc2.span(schedule, cache)
     if span == nil then return end
-    local worked = inrc2.worked_weekends(shifts, span) + (inrc2.int_of(person, "history_working_weekends") or 0)
+    local worked = inrc2.worked_weekends(shifts, span) + (inrc2.int(facts, "history_working_weekends") or 0)
     if worked > limit then
       report{ message = ("%s works %d weekends, at most %d"):format(person.name, worked, limit), person = person,
               penalty = (worked - limit) * params.weight }

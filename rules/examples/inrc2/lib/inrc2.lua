@@ -10,7 +10,10 @@
 -- timeline), H2 and S1 in the day phase (`validate_day`, one date's demand). The person-phase
 -- helpers below read the timeline's columns (`shifts.days`, `shifts.types`) and work in day
 -- numbers (days since 1970-01-01, as `shifts.days`), turning a number back into a date only for
--- a finding. Nothing is kept between calls.
+-- a finding. What comes from the catalog alone (the horizon, contracts, history, shift-type
+-- bounds) is kept in the phase's `cache` (its last argument: a table of the rule's own that lasts
+-- while people, shift types and settings do, docs/rules.md), so a search reads it once; nothing
+-- about shifts is kept.
 local inrc2 = {}
 
 --- The planning horizon `{ first, last, days }`, or nil when the store has neither a horizon nor
@@ -25,12 +28,44 @@ function inrc2.day_number(date)
 end
 
 --- The horizon in day numbers, for a person phase: `{ first, last, lo, hi }` with the dates
---- `first` and `last` and their day numbers `lo` and `hi`; nil without a horizon.
-function inrc2.span(schedule)
-  local horizon = schedule:horizon()
-  if horizon == nil then return nil end
-  local lo = cal.days_between("1970-01-01", horizon.first)
-  return { first = horizon.first, last = horizon.last, lo = lo, hi = lo + horizon.days - 1 }
+--- `first` and `last` and their day numbers `lo` and `hi`; nil without a horizon. With the
+--- phase's `cache`, made once per catalog (do not change it).
+function inrc2.span(schedule, cache)
+  local span = cache and cache.span
+  if span == nil then
+    local horizon = schedule:horizon()
+    if horizon ~= nil then
+      local lo = cal.days_between("1970-01-01", horizon.first)
+      span = { first = horizon.first, last = horizon.last, lo = lo, hi = lo + horizon.days - 1 }
+    end
+    if cache then cache.span = span or false end
+  end
+  return span or nil
+end
+
+--- The attributes `names` (a list) of a person or shift type as one table, name → value (a
+--- whole number as an integer, as `inrc2.int`), false where the entity has none. With the
+--- phase's `cache`, read once per catalog and entity (`key`, by default the entity's id; do not
+--- change the table).
+function inrc2.facts(entity, names, cache, key)
+  local kept
+  if cache then
+    kept = cache.facts
+    if kept == nil then kept = {}; cache.facts = kept end
+    key = key or entity.id
+    local found = kept[key]
+    if found then return found end
+  end
+  local facts = {}
+  for i = 1, #names do
+    local name = names[i]
+    local value = entity:attribute(name)
+    if type(value) == "number" then value = math.tointeger(value) or value end
+    if value == nil then value = false end
+    facts[name] = value
+  end
+  if kept then kept[key] = facts end
+  return facts
 end
 
 --- The date of day number `day` of a span (for messages and report fields).
