@@ -73,18 +73,8 @@ return rule {
     local n = shifts.n
     if n == 0 then return end
     -- The horizon and each type's forbidden successors, kept per catalog in the cache.
-    cache = cache or {}
-    local horizon = cache.horizon
-    if horizon == nil then
-      horizon = schedule:horizon() or false
-      cache.horizon = horizon
-    end
-    horizon = horizon or nil
-    local sets = cache.successors
-    if sets == nil then
-      sets = {}
-      cache.successors = sets
-    end
+    local span = inrc2.span(schedule, cache)
+    local sets = inrc2.kept(cache, "successors")
     local function forbidden_after(before, after)
       local set = sets[before]
       if set == nil then
@@ -98,18 +88,13 @@ return rule {
       if days[i] < days[i - 1] then
         for k = 1, n do
           local s = shifts[k]
-          succession(s, s.type.symbol, previous_of(schedule, s, horizon), forbidden_after, report)
+          succession(s, s.type.symbol, previous_of(schedule, s, span), forbidden_after, report)
         end
         return
       end
     end
     local types = shifts.types
-    local first = cache.first
-    if first == nil then
-      first = horizon and inrc2.day_number(horizon.first) or false
-      cache.first = first
-    end
-    first = first or nil
+    local first = span and span.lo
     local day_before, start_before, size_before
     local i = 1
     while i <= n do

@@ -4,6 +4,8 @@
 -- `shiftctl solve` the person phase (`validate_person`) reports instead what the check reports
 -- for each of the person's shifts.
 
+local inrc2 = require("lib.inrc2")
+
 --- The check's finding for shift `s`: one when it covers a skill its person lacks.
 local function check_shift(s, report)
   if s.person == nil then return end
@@ -40,7 +42,8 @@ return rule {
     local covers = shifts.attributes.skill
     if covers == nil then return end
     -- The person's skills, as listed and as a set, kept per catalog in the cache.
-    local kept = cache and cache[person.id]
+    local skills = inrc2.kept(cache, "skills")
+    local kept = skills[person.id]
     if kept == nil then
       local listed = person:attribute("skills")
       if type(listed) == "string" then listed = { listed } end
@@ -50,7 +53,7 @@ return rule {
         if skill == skill then have[skill] = true end
       end
       kept = { listed = listed, have = have }
-      if cache then cache[person.id] = kept end
+      skills[person.id] = kept
     end
     local listed, have = kept.listed, kept.have
     for i = 1, shifts.n do

@@ -38,8 +38,7 @@ return rule {
 
     -- The bounds of each shift type, read once per catalog with the cache (once per call
     -- without).
-    local bounds = cache and cache.bounds or {}
-    if cache then cache.bounds = bounds end
+    local bounds = inrc2.kept(cache, "bounds")
     local function bound(symbol)
       local b = bounds[symbol]
       if b == nil then

@@ -7,11 +7,7 @@ local inrc2 = require("lib.inrc2")
 -- The person's shift-off requests (availability of kind "undesired") as plain tables `{ from,
 -- to, weight, symbol }`, kept per catalog in the phase's cache (a view lasts one call only).
 local function requests(schedule, person, cache)
-  local kept = cache and cache.requests
-  if kept == nil then
-    kept = {}
-    if cache then cache.requests = kept end
-  end
+  local kept = inrc2.kept(cache, "requests")
   local list = kept[person.id]
   if list == nil then
     list = {}

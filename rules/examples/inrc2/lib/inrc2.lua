@@ -43,28 +43,33 @@ function inrc2.span(schedule, cache)
   return span or nil
 end
 
---- The attributes `names` (a list) of a person or shift type as one table, name → value (a
---- whole number as an integer, as `inrc2.int`), false where the entity has none. With the
---- phase's `cache`, read once per catalog and entity (`key`, by default the entity's id; do not
---- change the table).
-function inrc2.facts(entity, names, cache, key)
-  local kept
-  if cache then
-    kept = cache.facts
-    if kept == nil then kept = {}; cache.facts = kept end
-    key = key or entity.id
-    local found = kept[key]
-    if found then return found end
+--- The table `name` of a phase's `cache`, made empty on first use; without a cache, a new
+--- table (then what a rule keeps in it lasts one call).
+function inrc2.kept(cache, name)
+  if cache == nil then return {} end
+  local kept = cache[name]
+  if kept == nil then
+    kept = {}
+    cache[name] = kept
   end
-  local facts = {}
-  for i = 1, #names do
-    local name = names[i]
-    local value = entity:attribute(name)
-    if type(value) == "number" then value = math.tointeger(value) or value end
-    if value == nil then value = false end
-    facts[name] = value
+  return kept
+end
+
+--- The attributes `names` (a list) of a person as one table, name → value, false where the
+--- person has none (`inrc2.int(facts, name)` reads a whole number from it). With the phase's
+--- `cache`, read once per catalog and person (do not change the table).
+function inrc2.facts(person, names, cache)
+  local kept = inrc2.kept(cache, "facts")
+  local facts = kept[person.id]
+  if facts == nil then
+    facts = {}
+    for i = 1, #names do
+      local value = person:attribute(names[i])
+      if value == nil then value = false end
+      facts[names[i]] = value
+    end
+    kept[person.id] = facts
   end
-  if kept then kept[key] = facts end
   return facts
 end
 
