@@ -11,6 +11,9 @@ struct SearchState: Sendable {
     /// The slots each person holds on each window day (key: person × days + day).
     var occupancy: [Int: [Int]]
     var personParts: [ScorePart]
+    /// Per person, the window days their person phases' findings are dated on, with what each
+    /// costs (`Spot`): where a move about that person is most likely to help.
+    var personSpots: [[Spot]]
     /// The day phases' findings per window day.
     var dayParts: [ScorePart]
     /// The unscoped rules' findings (see `ScopedValidator`).
@@ -23,12 +26,36 @@ struct SearchState: Sendable {
     var score: SolveScore
 }
 
+/// A window day one of a person's findings is dated on, and its weight: the finding's penalty,
+/// or `Spot.errorWeight` for an error or a warning.
+struct Spot: Sendable {
+    let day: Int
+    let weight: Double
+
+    /// An error's or a warning's weight: more than any penalty a rule is likely to give, so a
+    /// person's errors draw the moves before their penalties.
+    static let errorWeight = 1_000.0
+
+    /// The spots of `findings` inside a window of `days` days from `first`.
+    static func of(_ findings: [Violation], first: LocalDate, days: Int) -> [Spot] {
+        var spots: [Spot] = []
+        for finding in findings {
+            guard let date = finding.date else { continue }
+            let day = first.days(to: date)
+            guard day >= 0, day < days else { continue }
+            spots.append(Spot(day: day, weight: finding.severity == .penalty ? max(0, finding.penalty ?? 1) : errorWeight))
+        }
+        return spots
+    }
+}
+
 /// A change to some slots and what the rules say of the roster after it.
 struct Candidate {
     var schedule: Schedule
     var changes: [(slot: Int, person: Int)]
     var people: [Int]
     var personParts: [ScorePart]
+    var personSpots: [[Spot]]
     var days: [Int]
     var dayParts: [ScorePart]
     var rest: ScorePart?
@@ -86,6 +113,7 @@ final class Evaluator {
         let allDays = hasDays ? try schedule.planningDays() : []
         let findings = try validator.evaluate(schedule, people: problem.people, days: allDays, rest: hasRest)
         let personParts = findings.people.map(ScorePart.init)
+        let personSpots = findings.people.map { Spot.of($0, first: problem.window.lowerBound, days: problem.days.count) }
         var dayParts = [ScorePart](repeating: ScorePart(), count: problem.days.count)
         var fixed = ScorePart()
         for (day, found) in zip(allDays, findings.days) {
@@ -95,7 +123,8 @@ final class Evaluator {
         let rest = ScorePart(findings.rest ?? [])
         let total = personParts.reduce(ScorePart(), +) + dayParts.reduce(ScorePart(), +) + rest + fixed
         var state = SearchState(
-            schedule: schedule, assignment: assignment, occupancy: occupancy, personParts: personParts, dayParts: dayParts,
+            schedule: schedule, assignment: assignment, occupancy: occupancy, personParts: personParts, personSpots: personSpots,
+            dayParts: dayParts,
             rest: rest, total: total, openShifts: openShifts, changed: 0, newShifts: 0, score: SolveScore())
         state.score = score(total, openShifts: openShifts, changed: 0, newShifts: 0)
         return (state, fixed)
@@ -199,6 +228,7 @@ final class Evaluator {
         }
         guard let findings = found else { return nil }
         let personParts = findings.people.map(ScorePart.init)
+        let personSpots = findings.people.map { Spot.of($0, first: problem.window.lowerBound, days: problem.days.count) }
         let dayParts = findings.days.map(ScorePart.init)
         let rest = findings.rest.map(ScorePart.init)
         var total = state.total
@@ -208,7 +238,8 @@ final class Evaluator {
         var all: [Violation] = []
         if keepFindings { all = findings.people.flatMap { $0 } + findings.days.flatMap { $0 } + (findings.rest ?? []) }
         return Candidate(
-            schedule: schedule, changes: changes, people: people, personParts: personParts, days: days, dayParts: dayParts,
+            schedule: schedule, changes: changes, people: people, personParts: personParts, personSpots: personSpots, days: days,
+            dayParts: dayParts,
             rest: rest, total: total, openShifts: openShifts, changed: changed, newShifts: newShifts,
             score: score(total, openShifts: openShifts, changed: changed, newShifts: newShifts), findings: all)
     }
@@ -237,6 +268,7 @@ final class Evaluator {
         }
         state.schedule = candidate.schedule
         for (person, part) in zip(candidate.people, candidate.personParts) { state.personParts[person] = part }
+        for (person, spots) in zip(candidate.people, candidate.personSpots) { state.personSpots[person] = spots }
         for (day, part) in zip(candidate.days, candidate.dayParts) { state.dayParts[day] = part }
         if let rest = candidate.rest { state.rest = rest }
         state.total = candidate.total

@@ -140,6 +140,32 @@ import Testing
         #expect(taking > 20 && leaving > 20)
     }
 
+    /// Moves about a person go, half the time, where their findings are dated (`Spot`): with
+    /// one spot per person, block and retype moves touch that day about twice as often as the
+    /// same moves drawn without spots (the ward's window is short, so random runs often hold it).
+    @Test func movesAboutAPersonGoWhereTheirFindingsAre() throws {
+        let (initial, generator, holds) = try replannedWard()
+        let day = generator.dayCount / 2
+        var plain = initial
+        plain.personSpots = plain.personSpots.map { _ in [] }
+        var spotted = plain
+        spotted.personSpots = plain.personSpots.map { _ in [Spot(day: day, weight: 1)] }
+        func touching(_ state: SearchState) -> Double {
+            var random = SeededGenerator(seed: 12)
+            var (made, touched) = (0, 0)
+            for _ in 0..<2_000 {
+                for move in [generator.block(state, &random, holds), generator.retype(state, &random, holds)] {
+                    guard let changes = move else { continue }
+                    made += 1
+                    if changes.contains(where: { generator.slotDay[$0.slot] == day }) { touched += 1 }
+                }
+            }
+            return Double(touched) / Double(max(1, made))
+        }
+        let (without, with) = (touching(plain), touching(spotted))
+        #expect(without > 0 && with > 1.6 * without, "\(with) against \(without)")
+    }
+
     /// A slide moves one slot of a person to a free slot on a day up to three days away that
     /// they do not work, of the same shift type when that day has a free one.
     @Test func slideMovesOneSlotToANearbyFreeDay() throws {
