@@ -160,15 +160,21 @@ struct MoveGenerator {
         let parts = state.personParts
         var largest = 1.0
         for part in parts where part.penalty > largest { largest = part.penalty }
+        return drawWeighted(parts.count, &random) { weight(parts[$0], largest) } ?? random.below(peopleCount)
+    }
+
+    /// An index below `count` drawn in proportion to `weight(index)`, or nil (drawing nothing)
+    /// when the weights add up to nothing.
+    private func drawWeighted(_ count: Int, _ random: inout SeededGenerator, weight: (Int) -> Double) -> Int? {
         var total = 0.0
-        for part in parts { total += weight(part, largest) }
-        guard total > 0 else { return random.below(peopleCount) }
+        for index in 0..<count { total += weight(index) }
+        guard total > 0 else { return nil }
         var pick = random.unit() * total
-        for (person, part) in parts.enumerated() {
-            pick -= weight(part, largest)
-            if pick < 0 { return person }
+        for index in 0..<count {
+            pick -= weight(index)
+            if pick < 0 { return index }
         }
-        return parts.count - 1
+        return count - 1
     }
 
     private func weight(_ part: ScorePart, _ largest: Double) -> Double {
@@ -232,33 +238,15 @@ struct MoveGenerator {
     private func anchor(_ state: SearchState, _ person: Int, _ random: inout SeededGenerator) -> Int {
         let spots = state.personSpots[person]
         guard !spots.isEmpty, random.chance(Self.anchorChance) else { return random.below(dayCount) }
-        var total = 0.0
-        for spot in spots { total += spot.weight }
-        guard total > 0 else { return spots[random.below(spots.count)].day }
-        var pick = random.unit() * total
-        for spot in spots {
-            pick -= spot.weight
-            if pick < 0 { return spot.day }
-        }
-        return spots[spots.count - 1].day
+        let index = drawWeighted(spots.count, &random) { spots[$0].weight } ?? random.below(spots.count)
+        return spots[index].day
     }
 
     /// `dayAnchorChance` of the time, when day phases find something, a free slot (any slot when
     /// none is free) of a day drawn in proportion to what they find there; else nil.
     private func anchoredSlot(_ state: SearchState, _ random: inout SeededGenerator) -> Int? {
-        guard random.chance(Self.dayAnchorChance) else { return nil }
-        var total = 0.0
-        for part in state.dayParts { total += dayWeight(part) }
-        guard total > 0 else { return nil }
-        var pick = random.unit() * total
-        var day = state.dayParts.count - 1
-        for (index, part) in state.dayParts.enumerated() {
-            pick -= dayWeight(part)
-            if pick < 0 {
-                day = index
-                break
-            }
-        }
+        guard random.chance(Self.dayAnchorChance),
+              let day = drawWeighted(state.dayParts.count, &random, weight: { dayWeight(state.dayParts[$0]) }) else { return nil }
         let slots = slotsByDay[day]
         guard !slots.isEmpty else { return nil }
         let free = slots.filter { state.assignment[$0] < 0 }
