@@ -38,6 +38,43 @@ import ShiftCore
         }
     }
 
+    /// Findings are dated where a change would mend them, for the solver to aim its moves at
+    /// (docs/solve.md): a half weekend on the day worked alone, a run too long on its first day
+    /// past the maximum, a run too short on its first day.
+    @Test func findingsAreDatedWhereTheyCanBeMended() throws {
+        let w = World()
+        var settings = StoreSettings(timeZoneIdentifier: "Europe/Berlin")
+        settings.extra["horizon.first"] = .string("2024-01-01")
+        settings.extra["horizon.last"] = .string("2024-01-14")
+        var day = w.day
+        day.attributes["max_consecutive"] = .number(2)
+        var bob = w.bob
+        bob.attributes["complete_weekends"] = .bool(true)
+        bob.attributes["max_consecutive_work"] = .number(3)
+        var carol = w.carol
+        carol.attributes["max_consecutive_off"] = .number(3)
+        carol.attributes["min_consecutive_work"] = .number(2)
+        // Bob works Tuesday to Saturday and the second Sunday; Carol the first Monday and the
+        // second Wednesday.
+        let shifts = ["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-06", "2024-01-14"].enumerated().map {
+            Mutation.scheduleShift(w.shift($0.offset, day, $0.element, bob))
+        } + [Mutation.scheduleShift(w.shift(10, day, "2024-01-01", carol)), .scheduleShift(w.shift(11, day, "2024-01-10", carol))]
+        let schedule = try Schedule(settings: settings).applying(.batch([.addShiftType(day), .addPerson(bob), .addPerson(carol)] + shifts))
+            .schedule
+        let found = try w.engine([Self.folder]).validate(schedule)
+        func dates(_ rule: String, _ person: Person) -> [String] {
+            found.filter { $0.ruleID == rule && $0.personID == person.id }.compactMap { $0.date?.description }.sorted()
+        }
+        // Saturday alone, Sunday alone.
+        #expect(dates("inrc2_s5_complete_weekends", bob) == ["2024-01-06", "2024-01-14"])
+        // Five days of D from Tuesday: the third passes the type's 2, the fourth the person's 3.
+        #expect(dates("inrc2_s2_consecutive", bob) == ["2024-01-04", "2024-01-05"])
+        // Eight days off from Tuesday pass 3 on the fourth; four from Thursday on the fourth.
+        #expect(dates("inrc2_s3_days_off", carol) == ["2024-01-05", "2024-01-14"])
+        // A run of one working day, short of 2, on its day.
+        #expect(dates("inrc2_s2_consecutive", carol) == ["2024-01-01", "2024-01-10"])
+    }
+
     /// The stock rules folder does not load the opt-in INRC-II set.
     @Test func theStockRulesLeaveTheExamplesFolderOut() throws {
         #expect(try World().engine().rules.allSatisfy { !$0.id.hasPrefix("inrc2_") })

@@ -6,10 +6,12 @@
 --     `max_consecutive_work`, at `work_weight` (30).
 -- Runs continue the history (`history_last_shift` with `history_consecutive_shifts`,
 -- `history_consecutive_work`); a run still going on the horizon's last day is not short; a
--- history run that ends on the first day is charged then. A person phase (`validate_person`):
--- runs in `shiftctl validate` and, for the people a move touches, in `shiftctl solve`; it reads
--- the runs from the person's timeline (`shifts.days`, `shifts.types`), and keeps the horizon, the
--- person's contract and history and the shift types' bounds in its cache.
+-- history run that ends on the first day is charged then. A run too long is dated on its first
+-- day past the maximum, any other on its first day (where the solver aims its moves). A person
+-- phase (`validate_person`): runs in `shiftctl validate` and, for the people a move touches, in
+-- `shiftctl solve`; it reads the runs from the person's timeline (`shifts.days`,
+-- `shifts.types`), and keeps the horizon, the person's contract and history and the shift types'
+-- bounds in its cache.
 local inrc2 = require("lib.inrc2")
 
 -- What the rule reads of each person (kept per catalog in the phase's cache).
@@ -30,9 +32,9 @@ return rule {
     local history_shifts = inrc2.int(facts, "history_consecutive_shifts") or 0
     local history_work = inrc2.int(facts, "history_consecutive_work") or 0
 
-    local function charge(cost, weight, what, first)
+    local function charge(cost, weight, what, date)
       if cost > 0 then
-        report{ message = ("%s: %s"):format(person.name, what), person = person, date = first, penalty = cost * weight }
+        report{ message = ("%s: %s"):format(person.name, what), person = person, date = date, penalty = cost * weight }
       end
     end
 
@@ -74,7 +76,8 @@ return rule {
         if cost > 0 then
           local first = inrc2.date(span, run.first)
           charge(cost, params.shift_weight, ("%d %s in a row from %s%s (%s..%s)"):format(run.days + before, symbol, first,
-                 before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-", b.hi or "-"), first)
+                 before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-", b.hi or "-"),
+                 inrc2.run_date(span, run, before, b.hi))
         end
       end
     end
@@ -83,7 +86,7 @@ return rule {
     local lo, hi = inrc2.int(facts, "min_consecutive_work"), inrc2.int(facts, "max_consecutive_work")
     if lo ~= nil or hi ~= nil then
       inrc2.charge_day_runs(inrc2.runs(days, nil, span), true, history_work, lo, hi, span, "working day", "working days",
-        function(cost, what, first) charge(cost, params.work_weight, what, first) end)
+        function(cost, what, date) charge(cost, params.work_weight, what, date) end)
     end
   end,
 

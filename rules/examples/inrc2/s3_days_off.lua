@@ -23,8 +23,8 @@ return rule {
     if span == nil then return end
     local history_off = inrc2.int(facts, "history_consecutive_off") or 0
     local runs = inrc2.runs(inrc2.worked_days(schedule, person, shifts, span, false), nil, span)
-    inrc2.charge_day_runs(runs, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, first)
-      report{ message = ("%s: %s"):format(person.name, what), person = person, date = first, penalty = cost * params.weight }
+    inrc2.charge_day_runs(runs, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, date)
+      report{ message = ("%s: %s"):format(person.name, what), person = person, date = date, penalty = cost * params.weight }
     end)
   end,
 
