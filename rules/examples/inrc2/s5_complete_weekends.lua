@@ -26,11 +26,11 @@ return rule {
     end
     table.sort(saturdays)
     for _, saturday in ipairs(saturdays) do
-      local date = inrc2.date(span, saturday)
       -- Dated on the day worked alone: the solver aims moves at a finding's date.
-      local alone = inrc2.date(span, worked[saturday] == 1 and saturday or saturday + 1)
-      report{ message = ("%s works only the %s of the weekend of %s"):format(person.name, worked[saturday] == 1 and "Saturday" or "Sunday", date),
-              person = person, date = alone, penalty = params.weight }
+      local alone = worked[saturday] == 1 and saturday or saturday + 1
+      report{ message = ("%s works only the %s of the weekend of %s"):format(person.name, alone == saturday and "Saturday" or "Sunday",
+                                                                               inrc2.date(span, saturday)),
+              person = person, date = inrc2.date(span, alone), penalty = params.weight }
     end
   end,
 

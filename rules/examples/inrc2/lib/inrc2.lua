@@ -179,8 +179,8 @@ function inrc2.runs(list, symbols, span)
 end
 
 --- The date a run's cost is reported on, where a change would mend it: for a run too long
---- (`days` in the horizon after `before` days from the history, bound `hi`) the first day past
---- the maximum, else the run's first day. The solver aims moves at the dates of findings
+--- (`run.days` in the horizon after `before` days from the history, beyond `hi`) its first day
+--- past the maximum, else its first day. The solver aims moves at the dates of findings
 --- (docs/solve.md).
 function inrc2.run_date(span, run, before, hi)
   if hi ~= nil and run.days + before > hi then return inrc2.date(span, run.first + math.max(0, hi - before)) end
@@ -190,8 +190,8 @@ end
 --- Charges one person's runs (from `inrc2.runs`) of worked days (`working` true) or of days off
 --- (false) against bounds lo..hi, the first run continuing `history` days of the same kind.
 --- Calls `charge(days, message, date)` for each run that costs (dated as `inrc2.run_date`),
---- including a history run of that kind that ended on the horizon's first day (dated then). `one`/`many` name a day ("day off", "days
---- off").
+--- including a history run of that kind that ended on the horizon's first day (dated then).
+--- `one`/`many` name a day ("day off", "days off").
 function inrc2.charge_day_runs(runs, working, history, lo, hi, span, one, many, charge)
   local function days(n) return ("%d %s"):format(n, n == 1 and one or many) end
   if history > 0 and runs[1].working ~= working then
