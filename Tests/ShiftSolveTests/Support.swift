@@ -74,5 +74,7 @@ func solve(
     options.timeLimit = 600
     options.changePenalty = changePenalty
     options.roundMoves = 500
+    // Small solves make few rounds: restart often enough that two workers do restart.
+    options.restartRounds = 2
     return try Solver(engine: engine, problem: problem, options: options).solve()
 }
