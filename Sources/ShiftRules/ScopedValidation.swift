@@ -76,30 +76,58 @@ package final class ScopedValidator {
     package func evaluate(
         _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, staffing: DayStaffing? = nil
     ) throws -> Findings {
-        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: nil,
-                         staffing: staffing)!
+        let found = try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo,
+                                     errorLimits: nil, staffing: staffing)!
+        noteRewards(found)
+        return found
     }
 
-    /// How many errors each person and each day (in the order asked) may have.
+    /// How many errors each person and each day (in the order asked) may have, and how much
+    /// penalty and how many warnings the whole evaluation may find.
     package struct ErrorLimits {
         package var people: [Int]
         package var days: [Int]
+        /// The most the penalties of all the evaluation's findings may add up to (`penalty`
+        /// findings only, as `validate --score` adds them).
+        package var penalties: Double
+        /// The most warnings all the evaluation's findings may hold.
+        package var warnings: Int
 
-        package init(people: [Int], days: [Int]) {
+        package init(people: [Int], days: [Int], penalties: Double = .infinity, warnings: Int = .max) {
             self.people = people
             self.days = days
+            self.penalties = penalties
+            self.warnings = warnings
         }
     }
 
+    /// Whether a finding of this validator has had a negative penalty (a reward). Until one has,
+    /// the penalty limit of `evaluate(_:people:days:rest:errorLimits:staffing:)` assumes that the
+    /// phases it has not run yet can only add penalties; after, that limit is not applied.
+    package private(set) var sawRewards = false
+
     /// The same, abandoned (nil) as soon as a day's or a person's phases find more errors than
-    /// their limit, before the rest is evaluated: a search that would refuse any roster with more
-    /// errors need not know more. The days go first, then the people, the rules that report
-    /// errors first.
+    /// their limit, or all the findings so far more warnings or penalties than the limits allow,
+    /// before the rest is evaluated: a search that would refuse any roster with more errors, or
+    /// with penalties above a threshold, need not know more. The days go first, then the people:
+    /// what the memo answers for any of them, then the calls, those of the rules that report
+    /// errors first (with a penalty or warning limit, last). The findings are the same, in the
+    /// same order, whatever the order of the calls.
     package func evaluate(
         _ schedule: Schedule, people: [PersonID], days: [LocalDate], rest: Bool, errorLimits: ErrorLimits, staffing: DayStaffing? = nil
     ) throws -> Findings? {
-        try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo, errorLimits: errorLimits,
-                         staffing: staffing)
+        var limits = errorLimits
+        if sawRewards { limits.penalties = .infinity }
+        let found = try state.scoped(schedule, people: people, personRules: personRules, days: days, rest: rest, memo: memo,
+                                     errorLimits: limits, staffing: staffing)
+        if let found { noteRewards(found) }
+        return found
+    }
+
+    private func noteRewards(_ found: Findings) {
+        guard !sawRewards else { return }
+        func rewards(_ findings: [Violation]) -> Bool { findings.contains { $0.severity == .penalty && ($0.penalty ?? 1) < 0 } }
+        sawRewards = found.people.contains(where: rewards) || found.days.contains(where: rewards) || rewards(found.rest ?? [])
     }
 }
 
@@ -113,6 +141,21 @@ extension EngineState {
     ) throws -> ScopedValidator.Findings? {
         try evaluating(schedule) {
             var findings = ScopedValidator.Findings(people: [], days: [], rest: nil)
+            // Whether the findings so far pass the evaluation's penalty or warning limit.
+            let first = collectedCount
+            let budgeted = errorLimits.map { $0.penalties < .infinity || $0.warnings < .max } ?? false
+            func overBudget() -> Bool {
+                guard budgeted, let limits = errorLimits else { return false }
+                var penalties = 0.0, warnings = 0
+                for finding in collected[first...] {
+                    switch finding.severity {
+                    case .penalty: penalties += finding.penalty ?? 1
+                    case .warning: warnings += 1
+                    case .error: break
+                    }
+                }
+                return warnings > limits.warnings || penalties > limits.penalties
+            }
             // The days go first: their demand phases are mostly remembered, so they are cheap to
             // hold against a limit before the people's phases run.
             let dayRules = dayPhaseRules(only: nil)
@@ -121,43 +164,20 @@ extension EngineState {
                 let start = collectedCount
                 try checkDays(schedule, rules: dayRules, days: [day][...])
                 try checkDemand(schedule, rules: demandRules, days: [day][...], staffing: staffing)
-                if let limit = errorLimits?.days[index], errors(since: start) > limit { return nil }
+                if let limit = errorLimits?.days[index], errors(since: start) > limit || overBudget() { return nil }
                 findings.days.append(collected(since: start))
             }
-            if let memo, let limits = errorLimits?.people {
-                // Every person's error rules first, then everyone's other rules: a move is refused
-                // as soon as anyone's errors pass their limit, and the person who gives up a shift
-                // (first in the list, seldom the one with a new error) would otherwise have all her
-                // rules run before the one who takes it is found out.
-                let hard = personRules.prefix { $0.info.severity == .error }.count
-                var found: [[Violation]] = []
-                found.reserveCapacity(people.count)
-                for (index, person) in people.enumerated() {
-                    let start = collectedCount
-                    guard try checkPerson(schedule, person, rules: personRules[..<hard], memo: memo, errorLimit: limits[index]) else {
-                        return nil
-                    }
-                    found.append(collected(since: start))
-                }
-                for (index, person) in people.enumerated() {
-                    let start = collectedCount
-                    let limit = limits[index] - found[index].count { $0.severity == .error }
-                    guard try checkPerson(schedule, person, rules: personRules[hard...], memo: memo, errorLimit: limit) else {
-                        return nil
-                    }
-                    findings.people.append(found[index] + collected(since: start))
-                }
+            if let memo {
+                let limits = errorLimits?.people ?? people.map { _ in .max }
+                guard let found = try checkPeopleRemembered(schedule, people, rules: personRules, memo: memo, errorLimits: limits,
+                                                            penaltiesFirst: budgeted, overBudget: overBudget) else { return nil }
+                findings.people = found
             } else {
                 for (index, person) in people.enumerated() {
                     let start = collectedCount
-                    let limit = errorLimits?.people[index]
-                    if let memo {
-                        guard try checkPerson(schedule, person, rules: personRules[...], memo: memo, errorLimit: limit) else { return nil }
-                    } else {
-                        let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
-                        try checkPeople(schedule, rules: personRules, groups: [group][...])
-                        if let limit, errors(since: start) > limit { return nil }
-                    }
+                    let group = PersonGroup(people: [person], shifts: schedule.shiftCount(of: person) + 1)
+                    try checkPeople(schedule, rules: personRules, groups: [group][...])
+                    if let limit = errorLimits?.people[index], errors(since: start) > limit || overBudget() { return nil }
                     findings.people.append(collected(since: start))
                 }
             }
@@ -176,50 +196,83 @@ extension EngineState {
 }
 
 extension EngineState {
-    /// One person's person phases, each rule's answered from `memo` when a call that read the
-    /// same of an equal timeline was made before, else run (one call per rule, as
-    /// `checkPeople`) and remembered.
-    /// False, with the rest of the rules not run, once the person's findings hold more errors than
-    /// `errorLimit`.
-    func checkPerson(
-        _ schedule: Schedule, _ person: PersonID, rules phased: ArraySlice<LoadedRule>, memo: PersonPhaseMemo, errorLimit: Int? = nil
-    ) throws -> Bool {
-        guard !phased.isEmpty else { return true }
-        let first = collected.count
-        func withinLimit() -> Bool { errorLimit.map { errors(since: first) <= $0 } ?? true }
-        let shifts = schedule.timeline(of: person)
-        var keys = PersonPhaseMemo.Keys(shifts)
-        var arguments: (people: LuaValue, schedule: LuaValue)?
-        defer { if arguments != nil { api.dropTimelines() } }
-        // A rule is remembered by its index among all the person-phase rules (the slice's own).
-        for index in phased.indices {
-            let rule = phased[index]
-            if let found = memo.findings(rule: index, person: person, keys: &keys) {
-                collected.append(contentsOf: found)
-                if !withinLimit() { return false }
-                continue
-            }
-            if arguments == nil {
-                let (view, handle) = api.registerTimeline(person, shifts)
-                let list = LuaValue.table(LuaTable(array: [view, .integer(handle), .integer(Int64(shifts.count))]))
-                arguments = (phased.count > 1 ? try changeList(list) : list, .reference(try runtime.makeRef(api.scheduleObject())))
-            }
-            let start = collected.count
-            api.shiftReads = LuaScheduleAPI.ShiftReads()
-            try run(rule, personDriver, [
-                .function(rule.validatePerson!), arguments!.people, arguments!.schedule, api.reportFunction, .reference(rule.params),
-                timelineConstructor, marker, try cache(of: rule, for: schedule),
-            ])
-            // A call that read more than columns is keyed by the ids of the person's shifts; one
-            // that read the span of everyone's shifts is not remembered.
-            let reads = api.shiftReads
-            if !reads.everyone {
-                let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
-                memo.remember(rule: index, person: person, columns: columns, keys: &keys, findings: Array(collected[start...]))
-            }
-            if !withinLimit() { return false }
+    /// The person phases of `people`, each person's findings in rule order, or nil as soon as a
+    /// person's errors pass their limit in `errorLimits` or `overBudget` says the findings so far
+    /// pass the evaluation's limits.
+    ///
+    /// What `memo` remembers comes first, for everyone: it costs no call and tells exactly what
+    /// those rules find, so a limit is passed as early as it can be. Then the calls: every
+    /// person's error rules, then everyone's other rules, since a move is refused as soon as
+    /// anyone's errors pass their limit, and the person who gives up a shift (first in the list,
+    /// seldom the one with a new error) would otherwise have all her rules run before the one
+    /// who takes it is found out. With `penaltiesFirst` (a penalty or warning limit) the other
+    /// rules go first instead: a move that annealing refuses is mostly refused for its penalties
+    /// (on INRC-II about nine in ten), and its error rules then need not run.
+    func checkPeopleRemembered(
+        _ schedule: Schedule, _ people: [PersonID], rules: [LoadedRule], memo: PersonPhaseMemo, errorLimits: [Int],
+        penaltiesFirst: Bool, overBudget: () -> Bool
+    ) throws -> [[Violation]]? {
+        guard !rules.isEmpty else { return people.map { _ in [] } }
+        let timelines = people.map { schedule.timeline(of: $0) }
+        var keys = timelines.map { PersonPhaseMemo.Keys($0) }
+        var found = [[[Violation]?]](repeating: [[Violation]?](repeating: nil, count: rules.count), count: people.count)
+        var errors = [Int](repeating: 0, count: people.count)
+        func within(_ index: Int, adding new: [Violation]) -> Bool {
+            errors[index] += new.count { $0.severity == .error }
+            return errors[index] <= errorLimits[index] && !overBudget()
         }
-        return true
+        // A rule is remembered by its index among all the person-phase rules.
+        for index in people.indices {
+            for rule in rules.indices {
+                guard let remembered = memo.findings(rule: rule, person: people[index], keys: &keys[index]) else { continue }
+                found[index][rule] = remembered
+                collected.append(contentsOf: remembered)
+                if !within(index, adding: remembered) { return nil }
+            }
+        }
+        var arguments = [LuaValue?](repeating: nil, count: people.count)
+        var scheduleObject: LuaValue?
+        defer { if scheduleObject != nil { api.dropTimelines() } }
+        let hard = rules.prefix { $0.info.severity == .error }.count
+        let groups = penaltiesFirst ? [hard..<rules.count, 0..<hard] : [0..<hard, hard..<rules.count]
+        for group in groups {
+            for index in people.indices {
+                for rule in group where found[index][rule] == nil {
+                    if scheduleObject == nil { scheduleObject = .reference(try runtime.makeRef(api.scheduleObject())) }
+                    if arguments[index] == nil {
+                        let (view, handle) = api.registerTimeline(people[index], timelines[index])
+                        let list = LuaValue.table(LuaTable(array: [view, .integer(handle), .integer(Int64(timelines[index].count))]))
+                        arguments[index] = rules.count > 1 ? try changeList(list) : list
+                    }
+                    let start = collected.count
+                    try runPersonPhase(rules[rule], (arguments[index]!, scheduleObject!), schedule)
+                    let new = Array(collected[start...])
+                    rememberPersonPhase(rule: rule, person: people[index], keys: &keys[index], memo: memo, findings: new)
+                    found[index][rule] = new
+                    if !within(index, adding: new) { return nil }
+                }
+            }
+        }
+        return found.map { $0.flatMap { $0! } }
+    }
+
+    /// One call of `rule`'s person phase on a registered timeline; its findings are collected.
+    private func runPersonPhase(_ rule: LoadedRule, _ arguments: (people: LuaValue, schedule: LuaValue), _ schedule: Schedule) throws {
+        api.shiftReads = LuaScheduleAPI.ShiftReads()
+        try run(rule, personDriver, [
+            .function(rule.validatePerson!), arguments.people, arguments.schedule, api.reportFunction, .reference(rule.params),
+            timelineConstructor, marker, try cache(of: rule, for: schedule),
+        ])
+    }
+
+    /// Remembers what the call just made found. A call that read more than columns is keyed by
+    /// the ids of the person's shifts; one that read the span of everyone's shifts is not
+    /// remembered.
+    private func rememberPersonPhase(rule: Int, person: PersonID, keys: inout PersonPhaseMemo.Keys, memo: PersonPhaseMemo, findings: [Violation]) {
+        let reads = api.shiftReads
+        guard !reads.everyone else { return }
+        let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
+        memo.remember(rule: rule, person: person, columns: columns, keys: &keys, findings: findings)
     }
 }
 

@@ -160,12 +160,23 @@ final class Evaluator {
     /// The roster after `changes`, or nil as soon as a touched day's or person's phases find more
     /// errors than they do now: for a search that refuses such a roster anyway, the rest of the
     /// evaluation (the other rules, people and days, the rest) is not needed.
-    func evaluateRefusingNewErrors(_ state: SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false) throws -> Candidate? {
-        try evaluate(state, changes, keepFindings: false, peopleOnly: peopleOnly, refusingNewErrors: true)
+    ///
+    /// With `growth`, also nil as soon as the roster's penalties are sure to grow by more than
+    /// `growth`, or its warnings to grow, with its open shifts as they are: the penalties found so
+    /// far, less what the touched scopes held before (what the phases not run yet could at best
+    /// take away), already pass it. Until a rule has given a reward (a negative penalty,
+    /// `ScopedValidator.sawRewards`), a phase not run yet is taken to add penalties only. A search
+    /// that refuses such a roster anyway (annealing, with its threshold drawn before the
+    /// evaluation) goes on exactly as if it had evaluated it whole; only faster.
+    func evaluateRefusingNewErrors(
+        _ state: SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false, growth: Double? = nil
+    ) throws -> Candidate? {
+        try evaluate(state, changes, keepFindings: false, peopleOnly: peopleOnly, refusingNewErrors: true, growth: growth)
     }
 
     private func evaluate(
-        _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool, peopleOnly: Bool, refusingNewErrors: Bool
+        _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool, peopleOnly: Bool, refusingNewErrors: Bool,
+        growth: Double? = nil
     ) throws -> Candidate? {
         var mutations: [Mutation] = []
         mutations.reserveCapacity(changes.count)
@@ -221,7 +232,17 @@ final class Evaluator {
         }
         let found: ScopedValidator.Findings?
         if refusingNewErrors {
-            let limits = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
+            var limits = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
+            // A roster with fewer warnings or open shifts is better whatever its penalties: the
+            // penalties are held to `growth` only when neither can fall.
+            if let growth, !peopleOnly, openShifts >= state.openShifts {
+                var before = people.reduce(ScorePart()) { $0 + state.personParts[$1] } + days.reduce(ScorePart()) { $0 + state.dayParts[$1] }
+                if withRest { before = before + state.rest }
+                limits.warnings = before.warnings
+                if before.warnings == 0 {
+                    limits.penalties = before.penalty + growth - Double(changed - state.changed) * changePenalty
+                }
+            }
             found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, errorLimits: limits, staffing: dayStaffing)
         } else {
             found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, staffing: dayStaffing)

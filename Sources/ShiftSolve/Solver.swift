@@ -29,6 +29,10 @@ public struct SolveOptions: Sendable {
     /// The late acceptance list's length; nil picks one from the moves the search can expect to
     /// make (`--moves`, or the construction's pace over the time left).
     public var history: Int?
+    /// Annealing abandons a move's evaluation once its penalties are sure to grow past the
+    /// threshold drawn for it (`Evaluator.evaluateRefusingNewErrors(_:_:peopleOnly:growth:)`):
+    /// the same search, faster. Off only to compare the two.
+    public var boundedEvaluation = true
 
     public init() {}
 }
@@ -98,9 +102,10 @@ public struct SolveResult: Sendable {
 /// local search tries random moves, each evaluated by running again only the person and day
 /// phases of what it touched: late acceptance (Burke and Bykov) until it has seen what its
 /// worsening moves cost on a roster without errors, then simulated annealing cooled over the
-/// time or moves left (`Cooling`). With several workers, each searches
-/// on its own Lua state from its own seed, and after every round of moves the worst restarts
-/// from the best roster found so far.
+/// time or moves left (`Cooling`), its evaluations abandoned once a move is sure to be refused.
+/// With several workers, each searches on its own Lua state from its own seed; after every
+/// round of moves the best roster so far is kept, and after every `restartRounds` rounds the
+/// worst worker restarts from it.
 public struct Solver: Sendable {
     let engine: RuleEngine
     let problem: SolveProblem
@@ -170,8 +175,10 @@ public struct Solver: Sendable {
         let history = options.history ?? Self.historyLength(expectedMoves: expected)
         var workers: [Worker] = []
         for index in 0..<count {
-            workers.append(Worker(evaluators[index], built.states[index], seed: options.seed &+ UInt64(index) &* 0x9E37_79B9,
-                                  history: history))
+            let worker = Worker(evaluators[index], built.states[index], seed: options.seed &+ UInt64(index) &* 0x9E37_79B9,
+                                history: history)
+            worker.boundsEvaluations = options.boundedEvaluation
+            workers.append(worker)
         }
         var best = built.states[first]
         var stop: SolveStop = .timeLimit
@@ -379,6 +386,8 @@ final class Worker {
     var moves = 0
     /// Simulated annealing's temperature, once the solver has set one; nil: late acceptance.
     var temperature: Double?
+    /// Whether annealing abandons an evaluation once the move is sure to be refused.
+    var boundsEvaluations = true
     /// What the worsening moves evaluated on a roster without errors cost (at most
     /// `Cooling.samples`), for the solver to choose the temperatures from.
     var worsenings: [Double] = []
@@ -451,7 +460,7 @@ final class Worker {
     /// late acceptance.
     private func anneal(_ changes: [(slot: Int, person: Int)], temperature: Double) throws {
         let threshold = -temperature * Foundation.log(max(random.unit(), .leastNormalMagnitude))
-        guard let candidate = try evaluator.evaluateRefusingNewErrors(state, changes) else { return }
+        guard let candidate = try evaluator.evaluateRefusingNewErrors(state, changes, growth: boundsEvaluations ? threshold : nil) else { return }
         guard Cooling.accepts(candidate.score, over: state.score, threshold: threshold) else { return }
         evaluator.commit(candidate, to: &state)
         if state.score < best.score { best = state }
