@@ -161,13 +161,14 @@ final class Evaluator {
     /// errors than they do now: for a search that refuses such a roster anyway, the rest of the
     /// evaluation (the other rules, people and days, the rest) is not needed.
     ///
-    /// With `growth`, also nil as soon as the roster's penalties are sure to grow by more than
-    /// `growth`, or its warnings to grow, with its open shifts as they are: the penalties found so
-    /// far, less what the touched scopes held before (what the phases not run yet could at best
-    /// take away), already pass it. Until a rule has given a reward (a negative penalty,
-    /// `ScopedValidator.sawRewards`), a phase not run yet is taken to add penalties only. A search
-    /// that refuses such a roster anyway (annealing, with its threshold drawn before the
-    /// evaluation) goes on exactly as if it had evaluated it whole; only faster.
+    /// With `growth`, also nil as soon as the roster is sure to be one annealing refuses at that
+    /// threshold (`Cooling.accepts`): with no fewer errors, warnings and open shifts, it has more
+    /// warnings, or penalties grown by more than `growth`. The penalties found so far, less all
+    /// that the touched scopes held before (what the phases not run yet could at best take away),
+    /// already pass it. Until a rule has given a reward (a negative penalty,
+    /// `ScopedValidator.sawRewards`), a phase not run yet is taken to add penalties only. Annealing,
+    /// which draws its threshold before the evaluation, goes on exactly as if it had evaluated the
+    /// move whole; only faster.
     func evaluateRefusingNewErrors(
         _ state: SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false, growth: Double? = nil
     ) throws -> Candidate? {
@@ -233,13 +234,14 @@ final class Evaluator {
         let found: ScopedValidator.Findings?
         if refusingNewErrors {
             var limits = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
-            // A roster with fewer warnings or open shifts is better whatever its penalties: the
-            // penalties are held to `growth` only when neither can fall.
+            // A roster with fewer errors, warnings or open shifts is better whatever its
+            // penalties: the warnings are held to what the touched scopes had only when no error
+            // can go, and the penalties to `growth` only when no error or warning can go either.
             if let growth, !peopleOnly, openShifts >= state.openShifts {
                 var before = people.reduce(ScorePart()) { $0 + state.personParts[$1] } + days.reduce(ScorePart()) { $0 + state.dayParts[$1] }
                 if withRest { before = before + state.rest }
-                limits.warnings = before.warnings
-                if before.warnings == 0 {
+                if before.hard == 0 { limits.warnings = before.warnings }
+                if before.hard == 0, before.warnings == 0 {
                     limits.penalties = before.penalty + growth - Double(changed - state.changed) * changePenalty
                 }
             }

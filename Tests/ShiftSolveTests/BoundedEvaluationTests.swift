@@ -47,6 +47,41 @@ import TestSupport
         #expect(bounded > 0 && scored > 0)
     }
 
+    /// On a roster with errors, a move that takes one away is kept whatever its penalties, so the
+    /// bound cuts none of those short, even at a threshold of nothing.
+    @Test func aMoveThatTakesAnErrorAwayIsNeverCutShort() throws {
+        let rules = try engine()
+        // The first ward whose roster as given has errors.
+        var ground: (Evaluator, SearchState, SolveProblem)?
+        for seed in 1...40 as ClosedRange<UInt64> where ground == nil {
+            let ward = try RandomWard(seed: seed, people: 9)
+            let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: seed)
+            let evaluator = try Evaluator(engine: rules, problem: problem, changePenalty: 0)
+            let (state, _) = try evaluator.initialState()
+            if state.score.hard > 0 { ground = (evaluator, state, problem) }
+        }
+        guard let ground else { Issue.record("no ward with errors"); return }
+        let (evaluator, problem) = (ground.0, ground.2)
+        var state = ground.1
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: 11)
+        var fewer = 0
+        for _ in 0..<400 {
+            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
+            let whole = try evaluator.evaluate(state, changes)
+            let gains = evaluator.addsErrors(whole, to: state)
+            if !gains, whole.score.hard < state.score.hard { fewer += 1 }
+            if let fast = try evaluator.evaluateRefusingNewErrors(state, changes, growth: 0) {
+                #expect(fast.score == whole.score)
+            } else {
+                #expect(gains || !Cooling.accepts(whole.score, over: state.score, threshold: 0), "a move annealing keeps was given up")
+            }
+            // Wander among rosters with as many errors, so that some moves keep taking one away.
+            if !gains, whole.score.hard == state.score.hard { evaluator.commit(whole, to: &state) }
+        }
+        #expect(fewer > 0)
+    }
+
     /// Two workers from the same roster and seed, one bounding its evaluations and one not, keep
     /// the same moves: the same roster, score and best after hundreds of moves.
     @Test func aBoundedSearchTakesTheSameCourse() throws {
