@@ -38,10 +38,10 @@ package final class ScopedValidator {
 
     package init(_ engine: RuleEngine, remembersPersonPhases: Bool = true) throws {
         state = try EngineState(engine.configuration)
-        memo = remembersPersonPhases ? PersonPhaseMemo() : nil
         personRules = state.personPhaseRules(only: nil).enumerated()
             .sorted { ($0.element.info.severity == .error ? 0 : 1, $0.offset) < ($1.element.info.severity == .error ? 0 : 1, $1.offset) }
             .map(\.element)
+        memo = remembersPersonPhases ? PersonPhaseMemo(rules: personRules.count) : nil
     }
 
     /// Person-phase calls answered from memory, and calls made, so far.
@@ -215,6 +215,8 @@ extension EngineState {
         guard !rules.isEmpty else { return people.map { _ in [] } }
         let timelines = people.map { schedule.timeline(of: $0) }
         var keys = timelines.map { PersonPhaseMemo.Keys($0) }
+        precondition(rules.count <= memo.rules, "the memo was made for fewer rules")
+        let bases = people.map { memo.base(of: $0) }
         var found = [[[Violation]?]](repeating: [[Violation]?](repeating: nil, count: rules.count), count: people.count)
         var errors = [Int](repeating: 0, count: people.count)
         func within(_ index: Int, adding new: [Violation]) -> Bool {
@@ -224,7 +226,7 @@ extension EngineState {
         // A rule is remembered by its index among all the person-phase rules.
         for index in people.indices {
             for rule in rules.indices {
-                guard let remembered = memo.findings(rule: rule, person: people[index], keys: &keys[index]) else { continue }
+                guard let remembered = memo.findings(slot: bases[index] + rule, keys: &keys[index]) else { continue }
                 found[index][rule] = remembered
                 collected.append(contentsOf: remembered)
                 if !within(index, adding: remembered) { return nil }
@@ -247,7 +249,7 @@ extension EngineState {
                     let start = collected.count
                     try runPersonPhase(rules[rule], (arguments[index]!, scheduleObject!), schedule)
                     let new = Array(collected[start...])
-                    rememberPersonPhase(rule: rule, person: people[index], keys: &keys[index], memo: memo, findings: new)
+                    rememberPersonPhase(slot: bases[index] + rule, keys: &keys[index], memo: memo, findings: new)
                     found[index][rule] = new
                     if !within(index, adding: new) { return nil }
                 }
@@ -268,11 +270,11 @@ extension EngineState {
     /// Remembers what the call just made found. A call that read more than columns is keyed by
     /// the ids of the person's shifts; one that read the span of everyone's shifts is not
     /// remembered.
-    private func rememberPersonPhase(rule: Int, person: PersonID, keys: inout PersonPhaseMemo.Keys, memo: PersonPhaseMemo, findings: [Violation]) {
+    private func rememberPersonPhase(slot: Int, keys: inout PersonPhaseMemo.Keys, memo: PersonPhaseMemo, findings: [Violation]) {
         let reads = api.shiftReads
         guard !reads.everyone else { return }
         let columns = reads.other ? reads.columns | PersonPhaseMemo.idsColumn : reads.columns
-        memo.remember(rule: rule, person: person, columns: columns, keys: &keys, findings: findings)
+        memo.remember(slot: slot, columns: columns, keys: &keys, findings: findings)
     }
 }
 
@@ -292,36 +294,43 @@ final class PersonPhaseMemo {
     /// The bit of `timelineColumns`' `ids`.
     static let idsColumn: UInt8 = 1 << 6
 
-    struct Slot: Hashable {
-        let rule: Int
-        let person: PersonID
-    }
-
     struct Entry {
         let columns: UInt8
+        /// A hash of `key`, compared first: only an entry whose hash matches has its key compared.
+        let hash: Int
         let key: [Int64]
         let findings: [Violation]
     }
 
+    /// One rule and person's entries, and the one to replace next once there are
+    /// `entriesPerSlot`.
+    struct Slot {
+        var list: [Entry] = []
+        var next = 0
+    }
+
     static let entriesPerSlot = 8
-    /// Where each rule and person's entries are in `entries`.
-    private var slots: [Slot: Int] = [:]
-    /// Per slot: its entries and the one to replace next once there are `entriesPerSlot`.
-    private var entries: [(list: [Entry], next: Int)] = []
+    /// How many person-phase rules there are: each person has that many slots in a row.
+    let rules: Int
+    /// Where each person's slots begin in `slots` (rule r's slot is `base + r`).
+    private var bases: [PersonID: Int] = [:]
+    private var slots: [Slot] = []
     private(set) var hits = 0
     private(set) var misses = 0
+
+    init(rules: Int) { self.rules = rules }
 
     /// A timeline's keys per set of columns, each made once.
     struct Keys {
         let shifts: [TimedShift]
-        private var made: [(columns: UInt8, key: [Int64])] = []
+        private var made: [(columns: UInt8, hash: Int, key: [Int64])] = []
 
         init(_ shifts: [TimedShift]) { self.shifts = shifts }
 
         /// The values of the columns in `columns` (bits as `LuaScheduleAPI.timelineColumns`),
-        /// after the shift count: what a call that read those columns saw.
-        mutating func key(_ columns: UInt8) -> [Int64] {
-            if let found = made.first(where: { $0.columns == columns }) { return found.key }
+        /// after the shift count: what a call that read those columns saw; and their hash.
+        mutating func key(_ columns: UInt8) -> (hash: Int, key: [Int64]) {
+            if let found = made.first(where: { $0.columns == columns }) { return (found.hash, found.key) }
             var key: [Int64] = [Int64(shifts.count)]
             key.reserveCapacity(1 + shifts.count * 4)
             for shift in shifts {
@@ -340,35 +349,45 @@ final class PersonPhaseMemo {
                     key.append(Int64(bitPattern: b))
                 }
             }
-            made.append((columns, key))
-            return key
+            // FNV-1a over the words: a hash needs to be quick and deterministic here, not
+            // resistant to chosen keys (a match is confirmed on the whole key).
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for value in key { hash = (hash ^ UInt64(bitPattern: value)) &* 0x100_0000_01b3 }
+            made.append((columns, Int(truncatingIfNeeded: hash), key))
+            return (Int(truncatingIfNeeded: hash), key)
         }
     }
 
-    func findings(rule: Int, person: PersonID, keys: inout Keys) -> [Violation]? {
-        if let slot = slots[Slot(rule: rule, person: person)] {
-            for index in entries[slot].list.indices where keys.key(entries[slot].list[index].columns) == entries[slot].list[index].key {
+    /// Where `person`'s slots begin (made empty on first use): pass `base + rule` as `slot`.
+    func base(of person: PersonID) -> Int {
+        if let base = bases[person] { return base }
+        let base = slots.count
+        bases[person] = base
+        slots.append(contentsOf: repeatElement(Slot(), count: rules))
+        return base
+    }
+
+    func findings(slot: Int, keys: inout Keys) -> [Violation]? {
+        for index in slots[slot].list.indices {
+            let (hash, key) = keys.key(slots[slot].list[index].columns)
+            if slots[slot].list[index].hash == hash, slots[slot].list[index].key == key {
                 hits += 1
-                return entries[slot].list[index].findings
+                return slots[slot].list[index].findings
             }
         }
         misses += 1
         return nil
     }
 
-    func remember(rule: Int, person: PersonID, columns: UInt8, keys: inout Keys, findings: [Violation]) {
-        let entry = Entry(columns: columns, key: keys.key(columns), findings: findings)
-        let key = Slot(rule: rule, person: person)
-        guard let slot = slots[key] else {
-            slots[key] = entries.count
-            entries.append(([entry], 0))
-            return
-        }
-        if entries[slot].list.count < Self.entriesPerSlot {
-            entries[slot].list.append(entry)
+    func remember(slot: Int, columns: UInt8, keys: inout Keys, findings: [Violation]) {
+        let (hash, key) = keys.key(columns)
+        let entry = Entry(columns: columns, hash: hash, key: key, findings: findings)
+        if slots[slot].list.count < Self.entriesPerSlot {
+            slots[slot].list.append(entry)
         } else {
-            entries[slot].list[entries[slot].next] = entry
-            entries[slot].next = (entries[slot].next + 1) % Self.entriesPerSlot
+            slots[slot].list[slots[slot].next] = entry
+            slots[slot].next = (slots[slot].next + 1) % Self.entriesPerSlot
         }
     }
 }
+

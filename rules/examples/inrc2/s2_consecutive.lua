@@ -57,8 +57,7 @@ return rule {
 
     -- Runs of one shift type.
     local days, symbols = inrc2.worked_days(schedule, person, shifts, span, true)
-    local runs = inrc2.runs(days, symbols, span)
-    local first_symbol = runs[1].symbol
+    local first_symbol = (#days > 0 and days[1] == span.lo) and symbols[1] or nil
     if type(last) == "string" and last ~= first_symbol and bound(last) ~= nil then
       local b = bound(last)
       local cost = inrc2.run_cost(0, history_shifts, b.lo, b.hi, false)
@@ -67,25 +66,23 @@ return rule {
                ("%d %s before the horizon, at least %d in a row"):format(history_shifts, last, b.lo or 0), span.first)
       end
     end
-    for i, run in ipairs(runs) do
-      local symbol = run.symbol
-      local b = symbol and bound(symbol)
-      if b ~= nil then
-        local before = (i == 1 and symbol == last) and history_shifts or 0
-        local cost = inrc2.run_cost(run.days, before, b.lo, b.hi, run.last == span.hi)
-        if cost > 0 then
-          local first = inrc2.date(span, run.first)
-          charge(cost, params.shift_weight, ("%d %s in a row from %s%s (%s..%s)"):format(run.days + before, symbol, first,
-                 before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-", b.hi or "-"),
-                 inrc2.run_date(span, run, before, b.hi))
-        end
+    inrc2.each_run(days, symbols, span, function(first, final, working, symbol)
+      local b = working and bound(symbol)
+      if not b then return end
+      local length = final - first + 1
+      local before = (first == span.lo and symbol == last) and history_shifts or 0
+      local cost = inrc2.run_cost(length, before, b.lo, b.hi, final == span.hi)
+      if cost > 0 then
+        charge(cost, params.shift_weight, ("%d %s in a row from %s%s (%s..%s)"):format(length + before, symbol,
+               inrc2.date(span, first), before > 0 and (" (%d before the horizon)"):format(before) or "", b.lo or "-",
+               b.hi or "-"), inrc2.run_date(span, first, length, before, b.hi))
       end
-    end
+    end)
 
     -- Runs of working days.
     local lo, hi = inrc2.int(facts, "min_consecutive_work"), inrc2.int(facts, "max_consecutive_work")
     if lo ~= nil or hi ~= nil then
-      inrc2.charge_day_runs(inrc2.runs(days, nil, span), true, history_work, lo, hi, span, "working day", "working days",
+      inrc2.charge_day_runs(days, true, history_work, lo, hi, span, "working day", "working days",
         function(cost, what, date) charge(cost, params.work_weight, what, date) end)
     end
   end,

@@ -22,8 +22,8 @@ return rule {
     local span = inrc2.span(schedule, cache)
     if span == nil then return end
     local history_off = inrc2.int(facts, "history_consecutive_off") or 0
-    local runs = inrc2.runs(inrc2.worked_days(schedule, person, shifts, span, false), nil, span)
-    inrc2.charge_day_runs(runs, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, date)
+    local list = inrc2.worked_days(schedule, person, shifts, span, false)
+    inrc2.charge_day_runs(list, false, history_off, lo, hi, span, "day off", "days off", function(cost, what, date)
       report{ message = ("%s: %s"):format(person.name, what), person = person, date = date, penalty = cost * params.weight }
     end)
   end,

@@ -29,7 +29,8 @@ end
 
 --- The horizon in day numbers, for a person phase: `{ first, last, lo, hi }` with the dates
 --- `first` and `last` and their day numbers `lo` and `hi`; nil without a horizon. With the
---- phase's `cache`, made once per catalog (do not change it).
+--- phase's `cache`, made once per catalog (do not change it; `inrc2.date` keeps the dates it
+--- makes in it).
 function inrc2.span(schedule, cache)
   local span = cache and cache.span
   if span == nil then
@@ -73,9 +74,22 @@ function inrc2.facts(person, names, cache)
   return facts
 end
 
---- The date of day number `day` of a span (for messages and report fields).
+--- The date of day number `day` of a span (for messages and report fields). Each date is made
+--- once per span (kept in it, so once per catalog with the phase's cache): a search dates the
+--- same few findings again and again.
 function inrc2.date(span, day)
-  return day == span.lo and span.first or cal.add_days(span.first, day - span.lo)
+  if day == span.lo then return span.first end
+  local dates = span.dates
+  if dates == nil then
+    dates = {}
+    span.dates = dates
+  end
+  local date = dates[day]
+  if date == nil then
+    date = cal.add_days(span.first, day - span.lo)
+    dates[day] = date
+  end
+  return date
 end
 
 --- A whole number from an attribute table, or nil.
@@ -152,66 +166,61 @@ function inrc2.worked_days(schedule, person, shifts, span, by_type)
   return list, symbols
 end
 
---- The runs of a span, as `schedule:runs` cuts them, from `inrc2.worked_days`: runs of worked
---- days and of days off in order, `{ first, last, days, working, symbol }` with day numbers;
---- with `symbols` a worked run is one shift type (`symbol`), without them any worked days.
-function inrc2.runs(list, symbols, span)
-  local runs, r = {}, 0
+--- Visits the runs of a span, as `schedule:runs` cuts them, from `inrc2.worked_days`: runs of
+--- worked days and of days off in order, `visit(first, last, working, symbol)` with day numbers;
+--- with `symbols` a worked run is one shift type (`symbol`), without them any worked days (and
+--- `symbol` is nil). No table is made per run: a search calls this for every move it weighs.
+function inrc2.each_run(list, symbols, span, visit)
   local day, i, n = span.lo, 1, #list
   while i <= n do
     local d = list[i]
-    if d > day then
-      r = r + 1
-      runs[r] = { first = day, last = d - 1, days = d - day, working = false }
-    end
+    if d > day then visit(day, d - 1, false, nil) end
     local j = i
     local symbol = symbols and symbols[i]
     while j < n and list[j + 1] == list[j] + 1 and (symbols == nil or symbols[j + 1] == symbol) do j = j + 1 end
-    r = r + 1
-    runs[r] = { first = d, last = list[j], days = list[j] - d + 1, working = true, symbol = symbol }
+    visit(d, list[j], true, symbol)
     day, i = list[j] + 1, j + 1
   end
-  if day <= span.hi then
-    r = r + 1
-    runs[r] = { first = day, last = span.hi, days = span.hi - day + 1, working = false }
-  end
-  return runs
+  if day <= span.hi then visit(day, span.hi, false, nil) end
 end
 
 --- The date a run's cost is reported on, where a change would mend it: for a run too long
---- (`run.days` in the horizon after `before` days from the history, beyond `hi`) its first day
---- past the maximum, else its first day. The solver aims moves at the dates of findings
---- (docs/solve.md).
-function inrc2.run_date(span, run, before, hi)
-  if hi ~= nil and run.days + before > hi then return inrc2.date(span, run.first + math.max(0, hi - before)) end
-  return inrc2.date(span, run.first)
+--- (`days` in the horizon from day number `first`, after `before` days from the history, beyond
+--- `hi`) its first day past the maximum, else its first day. The solver aims moves at the dates
+--- of findings (docs/solve.md).
+function inrc2.run_date(span, first, days, before, hi)
+  if hi ~= nil and days + before > hi then return inrc2.date(span, first + math.max(0, hi - before)) end
+  return inrc2.date(span, first)
 end
 
---- Charges one person's runs (from `inrc2.runs`) of worked days (`working` true) or of days off
---- (false) against bounds lo..hi, the first run continuing `history` days of the same kind.
---- Calls `charge(days, message, date)` for each run that costs (dated as `inrc2.run_date`),
---- including a history run of that kind that ended on the horizon's first day (dated then).
---- `one`/`many` name a day ("day off", "days off").
-function inrc2.charge_day_runs(runs, working, history, lo, hi, span, one, many, charge)
-  local function days(n) return ("%d %s"):format(n, n == 1 and one or many) end
-  if history > 0 and runs[1].working ~= working then
+local function count_days(n, one, many)
+  return ("%d %s"):format(n, n == 1 and one or many)
+end
+
+--- Charges one person's runs (of `list`, from `inrc2.worked_days`) of worked days (`working`
+--- true) or of days off (false) against bounds lo..hi, the first run continuing `history` days
+--- of the same kind. Calls `charge(days, message, date)` for each run that costs (dated as
+--- `inrc2.run_date`), including a history run of that kind that ended on the horizon's first day
+--- (dated then). `one`/`many` name a day ("day off", "days off").
+function inrc2.charge_day_runs(list, working, history, lo, hi, span, one, many, charge)
+  local starts_working = #list > 0 and list[1] == span.lo
+  if history > 0 and starts_working ~= working then
     local cost = inrc2.run_cost(0, history, lo, hi, false)
     if cost > 0 then
-      charge(cost, ("%s before the horizon, at least %d in a row"):format(days(history), lo or 0), span.first)
+      charge(cost, ("%s before the horizon, at least %d in a row"):format(count_days(history, one, many), lo or 0), span.first)
     end
   end
-  for i, run in ipairs(runs) do
-    if run.working == working then
-      local before = i == 1 and history or 0
-      local cost = inrc2.run_cost(run.days, before, lo, hi, run.last == span.hi)
-      if cost > 0 then
-        local first = inrc2.date(span, run.first)
-        charge(cost, ("%s in a row from %s%s (%s..%s)"):format(days(run.days + before), first,
-               before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"),
-               inrc2.run_date(span, run, before, hi))
-      end
+  inrc2.each_run(list, nil, span, function(first, last, worked)
+    if worked ~= working then return end
+    local days = last - first + 1
+    local before = first == span.lo and history or 0
+    local cost = inrc2.run_cost(days, before, lo, hi, last == span.hi)
+    if cost > 0 then
+      charge(cost, ("%s in a row from %s%s (%s..%s)"):format(count_days(days + before, one, many), inrc2.date(span, first),
+             before > 0 and (" (%d before the horizon)"):format(before) or "", lo or "-", hi or "-"),
+             inrc2.run_date(span, first, days, before, hi))
     end
-  end
+  end)
 end
 
 --- The weekends of a span a person works, from their timeline: a weekend counts when its
