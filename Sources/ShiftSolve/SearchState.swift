@@ -8,8 +8,10 @@ struct SearchState: Sendable {
     var schedule: Schedule
     /// Per slot: the index of its person in `problem.people`, or -1.
     var assignment: [Int]
-    /// The slots each person holds on each window day (key: person × days + day).
-    var occupancy: [Int: [Int]]
+    /// The slots each person holds on each window day (at person × days + day): an array, not a
+    /// dictionary, since moves look up many people's days (measured: a dictionary's look-ups were
+    /// most of the time moves took to draw).
+    var occupancy: [[Int]]
     var personParts: [ScorePart]
     /// Per person, the window days their person phases' findings are dated on, with what each
     /// costs (`Spot`): where a move about that person is most likely to help.
@@ -100,12 +102,12 @@ final class Evaluator {
     func initialState() throws -> (state: SearchState, fixed: ScorePart) {
         let schedule = problem.schedule
         var assignment = [Int](repeating: -1, count: problem.slots.count)
-        var occupancy: [Int: [Int]] = [:]
+        var occupancy = [[Int]](repeating: [], count: problem.people.count * problem.days.count)
         var openShifts = 0
         for (index, slot) in problem.slots.enumerated() {
             if let person = slot.initial, let p = personIndex[person] {
                 assignment[index] = p
-                occupancy[key(p, dayIndex(slot.date)), default: []].append(index)
+                occupancy[key(p, dayIndex(slot.date))].append(index)
             } else if !slot.origin.isDemand {
                 openShifts += 1
             }
@@ -136,7 +138,7 @@ final class Evaluator {
     /// `holdings(person, day)`, empty when none.
     func holdings(of state: SearchState) -> (Int, Int) -> [Int] {
         let occupancy = state.occupancy
-        return { [self] in occupancy[key($0, $1)] ?? [] }
+        return { [self] in occupancy[key($0, $1)] }
     }
 
     func dayIndex(_ date: LocalDate) -> Int { problem.window.lowerBound.days(to: date) }
@@ -283,10 +285,9 @@ final class Evaluator {
             let day = dayIndex(problem.slots[index].date)
             if old >= 0 {
                 let k = key(old, day)
-                state.occupancy[k]?.removeAll { $0 == index }
-                if state.occupancy[k]?.isEmpty == true { state.occupancy[k] = nil }
+                state.occupancy[k].removeAll { $0 == index }
             }
-            if person >= 0 { state.occupancy[key(person, day), default: []].append(index) }
+            if person >= 0 { state.occupancy[key(person, day)].append(index) }
             state.assignment[index] = person
         }
         state.schedule = candidate.schedule
