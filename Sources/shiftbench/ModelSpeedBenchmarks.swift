@@ -118,14 +118,17 @@ enum ModelSpeedBenchmarks {
     /// `count` moves over the problem's assigned slots, from `seed`: half give one slot to a person
     /// who holds nothing that day, half swap the people of two slots of one day. Every move is
     /// kept, so each is drawn on the roster the ones before it left; no person ever holds two
-    /// slots of a day.
+    /// slots of a day. The same problem gives the same moves in every run.
     static func generate(_ count: Int, problem: SolveProblem, assignment start: [Int], seed: UInt64) -> [Move] {
         var rng = SplitMix(seed: seed)
         var assignment = start
         let days = problem.days.count, people = problem.people.count
         let first = problem.window.lowerBound
         let dayOf = problem.slots.map { first.days(to: $0.date) }
+        // The slots by day and holder (people come in name order): the import gives shifts new
+        // ids every run, so their order in the problem is not the same from run to run.
         let slots = problem.slots.indices.filter { problem.slots[$0].origin == .assigned && start[$0] >= 0 }
+            .sorted { (dayOf[$0], start[$0]) < (dayOf[$1], start[$1]) }
         var byDay = [[Int]](repeating: [], count: days)
         var holds = [Int](repeating: -1, count: people * days)
         for slot in slots {
