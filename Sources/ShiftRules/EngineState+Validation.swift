@@ -267,7 +267,7 @@ extension EngineState {
         for day in days {
             let inPeriod = period?.contains(day) ?? false
             if let known = staffing?(day) {
-                try checkDemand(rules: phased, day: day, inPeriod: inPeriod, entries: known.entries, counts: known.counts)
+                try checkDemandRemembered(rules: phased, day: day, inPeriod: inPeriod, entries: known.entries, counts: known.counts)
                 continue
             }
             let entries = schedule.demand(on: day)
@@ -296,6 +296,45 @@ extension EngineState {
                 if demandMemo.count >= Self.demandMemoLimit { demandMemo.removeAll(keepingCapacity: true) }
                 demandMemo[key] = Array(collected[start...])
             }
+        }
+    }
+
+    /// A day whose entries and counts the caller gives (the solver, which asks about the same
+    /// few count vectors of a day again and again): what the day gave with the same rules,
+    /// entries and counts before is taken whole, instead of looking up each entry and rule.
+    private func checkDemandRemembered(rules phased: [LoadedRule], day: LocalDate, inPeriod: Bool, entries: [Demand], counts: [Int]) throws {
+        let key = DayDemandKey(
+            rules: phased.map { DayDemandKey.Rule(rule: ObjectIdentifier($0), params: ObjectIdentifier($0.params)) }, day: day,
+            inPeriod: inPeriod, entries: entries, counts: counts)
+        if let found = dayDemandMemo[key] {
+            collected.append(contentsOf: found)
+            return
+        }
+        let start = collected.count
+        try checkDemand(rules: phased, day: day, inPeriod: inPeriod, entries: entries, counts: counts)
+        if dayDemandMemo.count >= Self.demandMemoLimit { dayDemandMemo.removeAll(keepingCapacity: true) }
+        dayDemandMemo[key] = Array(collected[start...])
+    }
+
+    /// What a day's demand phases depend on: the rules (and their parameters), the day, whether
+    /// it is in the planning period, its entries in order and how many staff each.
+    struct DayDemandKey: Hashable {
+        struct Rule: Hashable {
+            let rule: ObjectIdentifier
+            let params: ObjectIdentifier
+        }
+        let rules: [Rule]
+        let day: LocalDate
+        let inPeriod: Bool
+        /// Compared whole (a caller that hands over the same array each time is compared by
+        /// identity first), hashed only by their number.
+        let entries: [Demand]
+        let counts: [Int]
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(day)
+            hasher.combine(entries.count)
+            hasher.combine(counts)
         }
     }
 

@@ -42,6 +42,9 @@ final class EngineState {
 
     /// Demand phase findings by what they depend on (cleared when it grows past the limit).
     @exclusivity(unchecked) var demandMemo: [DemandKey: [Violation]] = [:]
+    /// A whole day's demand phase findings by its entries and their counts, for a caller that
+    /// gives them (`DayStaffing`, the solver); cleared when it grows past the limit.
+    @exclusivity(unchecked) var dayDemandMemo: [DayDemandKey: [Violation]] = [:]
     /// Where the call into Lua running now started in `collected`, what it has reported (message
     /// bytes), and whether a rule went over the limits on one call.
     @exclusivity(unchecked) var callStart = 0

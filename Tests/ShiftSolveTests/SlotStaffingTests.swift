@@ -40,6 +40,34 @@ import TestSupport
         #expect(counted > 0, "some demand was staffed")
     }
 
+    /// A day brought back to counts it had before is answered whole from the findings kept by
+    /// its entries and counts (`EngineState.checkDemandRemembered`): a move, its undoing and the
+    /// move again (the third finds the day as the first left it) score as on the plain path,
+    /// which counts from the schedule and keeps no day.
+    @Test(arguments: [7, 8] as [UInt64]) func daysBackAtCountsTheyHadScoreAsThePlainPath(seed: UInt64) throws {
+        let ward = try RandomWard(seed: seed)
+        let rules = try engine()
+        let problem = try SolveProblem(schedule: ward.schedule, window: ward.window, replan: true, seed: seed)
+        let fast = try MoveReplay(engine: rules, problem: problem)
+        let plain = try MoveReplay(engine: rules, problem: problem, countsStaffingFromSlots: false)
+        var rng = SeededGenerator(seed: seed)
+        var moved = 0
+        for step in 0..<60 {
+            let slot = Int.random(in: 0..<problem.slots.count, using: &rng)
+            let person = Int.random(in: -1..<problem.people.count, using: &rng)
+            let old = fast.assignment[slot]
+            guard old != person else { continue }
+            for move in [[(slot, person)], [(slot, old)], [(slot, person)]] {
+                try fast.apply(move)
+                try plain.apply(move)
+                #expect(fast.hard == plain.hard, "after move \(step)")
+                #expect(abs(fast.penalty - plain.penalty) < 1e-9, "after move \(step)")
+            }
+            moved += 1
+        }
+        #expect(moved > 30)
+    }
+
     /// `changesCounts` is what lets a move skip a day when no rule has a day phase: it says a
     /// hand-over changes the day's counts exactly when counting them before and after differs.
     @Test(arguments: [7, 8] as [UInt64]) func aHandOverChangesTheCountsExactlyWhenItSaysSo(seed: UInt64) throws {
