@@ -390,4 +390,3 @@ final class PersonPhaseMemo {
         }
     }
 }
-

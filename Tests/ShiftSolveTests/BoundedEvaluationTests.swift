@@ -17,6 +17,26 @@ import TestSupport
         return (try SolveProblem(schedule: solved.schedule, window: ward.window, replan: true, seed: seed), ward)
     }
 
+    /// A random walk of `steps` moves from `state`: each move is evaluated whole and bounded at
+    /// `growth(step)`, handed to `check` (the whole candidate, the bounded one or nil, whether the
+    /// move adds an error, the roster before it), and kept when `keeps` says so.
+    private func walk(
+        _ evaluator: Evaluator, from start: SearchState, problem: SolveProblem, seed: UInt64, steps: Int,
+        growth: (Int) -> Double = { _ in 0 }, keeps: (Candidate, Bool, SearchState) -> Bool,
+        check: (_ step: Int, _ whole: Candidate, _ bounded: Candidate?, _ gains: Bool, _ before: SearchState) -> Void
+    ) throws {
+        var state = start
+        let generator = MoveGenerator(problem: problem)
+        var random = SeededGenerator(seed: seed)
+        for step in 0..<steps {
+            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
+            let whole = try evaluator.evaluate(state, changes)
+            let gains = evaluator.addsErrors(whole, to: state)
+            check(step, whole, try evaluator.evaluateRefusingNewErrors(state, changes, growth: growth(step)), gains, state)
+            if keeps(whole, gains, state) { evaluator.commit(whole, to: &state) }
+        }
+    }
+
     /// Every move of a random walk, evaluated whole and bounded at thresholds from none to
     /// generous: the bounded one gives up only on moves annealing refuses, and scores the others
     /// exactly; some of those it gives up on have no new error (the bound, not the error limit).
@@ -24,24 +44,19 @@ import TestSupport
         let rules = try engine()
         let (problem, _) = try annealingGround(rules, seed: seed)
         let evaluator = try Evaluator(engine: rules, problem: problem, changePenalty: 0.5)
-        var (state, _) = try evaluator.initialState()
-        let generator = MoveGenerator(problem: problem)
-        var random = SeededGenerator(seed: seed)
+        let (state, _) = try evaluator.initialState()
+        let growths: [Double] = [0, 1, 3, 10, 30]
         var (bounded, scored) = (0, 0)
-        for step in 0..<400 {
-            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
-            let growth = [0, 1, 3, 10, 30][step % 5] as Double
-            let whole = try evaluator.evaluate(state, changes)
-            let gains = evaluator.addsErrors(whole, to: state)
-            let accepted = !gains && Cooling.accepts(whole.score, over: state.score, threshold: growth)
-            if let fast = try evaluator.evaluateRefusingNewErrors(state, changes, growth: growth) {
+        try walk(evaluator, from: state, problem: problem, seed: seed, steps: 400, growth: { growths[$0 % 5] },
+                 keeps: { whole, _, _ in whole.score.hard == 0 }) { step, whole, fast, gains, state in
+            let accepted = !gains && Cooling.accepts(whole.score, over: state.score, threshold: growths[step % 5])
+            if let fast {
                 #expect(fast.score == whole.score)
                 scored += 1
             } else {
                 #expect(!accepted, "a move annealing keeps was given up")
                 if whole.score.hard <= state.score.hard, !gains { bounded += 1 }
             }
-            if whole.score.hard == 0 { evaluator.commit(whole, to: &state) }
         }
         #expect(evaluator.validator.sawRewards == false)
         #expect(bounded > 0 && scored > 0)
@@ -61,23 +76,17 @@ import TestSupport
             if state.score.hard > 0 { ground = (evaluator, state, problem) }
         }
         guard let ground else { Issue.record("no ward with errors"); return }
-        let (evaluator, problem) = (ground.0, ground.2)
-        var state = ground.1
-        let generator = MoveGenerator(problem: problem)
-        var random = SeededGenerator(seed: 11)
+        let (evaluator, state, problem) = ground
         var fewer = 0
-        for _ in 0..<400 {
-            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
-            let whole = try evaluator.evaluate(state, changes)
-            let gains = evaluator.addsErrors(whole, to: state)
+        // Wander among rosters with as many errors, so that some moves keep taking one away.
+        try walk(evaluator, from: state, problem: problem, seed: 11, steps: 400,
+                 keeps: { whole, gains, state in !gains && whole.score.hard == state.score.hard }) { _, whole, fast, gains, state in
             if !gains, whole.score.hard < state.score.hard { fewer += 1 }
-            if let fast = try evaluator.evaluateRefusingNewErrors(state, changes, growth: 0) {
+            if let fast {
                 #expect(fast.score == whole.score)
             } else {
                 #expect(gains || !Cooling.accepts(whole.score, over: state.score, threshold: 0), "a move annealing keeps was given up")
             }
-            // Wander among rosters with as many errors, so that some moves keep taking one away.
-            if !gains, whole.score.hard == state.score.hard { evaluator.commit(whole, to: &state) }
         }
         #expect(fewer > 0)
     }
@@ -126,22 +135,17 @@ import TestSupport
         let rules = try engine([stockRules, folder.path])
         let (problem, _) = try annealingGround(rules, seed: 7)
         let evaluator = try Evaluator(engine: rules, problem: problem, changePenalty: 0)
-        var (state, _) = try evaluator.initialState()
+        let (state, _) = try evaluator.initialState()
         try #require(evaluator.validator.sawRewards, "the ward's solved roster has someone on a Monday")
-        let generator = MoveGenerator(problem: problem)
-        var random = SeededGenerator(seed: 5)
         var checked = 0
-        for _ in 0..<300 {
-            guard let changes = generator.next(state, &random, occupancy: evaluator.holdings(of: state)) else { continue }
-            let whole = try evaluator.evaluate(state, changes)
-            let fast = try evaluator.evaluateRefusingNewErrors(state, changes, growth: 0)
+        try walk(evaluator, from: state, problem: problem, seed: 5, steps: 300,
+                 keeps: { whole, _, _ in whole.score.hard == 0 }) { _, whole, fast, gains, state in
             if fast == nil {
-                #expect(evaluator.addsErrors(whole, to: state) || whole.score.warnings > state.score.warnings)
+                #expect(gains || whole.score.warnings > state.score.warnings)
             } else {
                 #expect(fast?.score == whole.score)
             }
             checked += 1
-            if whole.score.hard == 0 { evaluator.commit(whole, to: &state) }
         }
         #expect(checked > 100)
     }
