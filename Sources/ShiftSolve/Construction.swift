@@ -100,13 +100,13 @@ extension Solver {
                 // the draws that found the fewest errors: the draws go on looking for one that fits.
                 let hard: Int
                 if ranking {
-                    guard let candidate = try evaluator.evaluateRefusingNewErrors(state, [(index, order[drawn])], peopleOnly: true) else {
+                    guard let candidate = try evaluator.evaluateRefusingNewErrors(&state, [(index, order[drawn])], peopleOnly: true) else {
                         continue
                     }
                     ranked.append(candidate)
                     hard = candidate.score.hard
                 } else {
-                    let candidate = try evaluator.evaluate(state, [(index, order[drawn])])
+                    let candidate = try evaluator.evaluate(&state, [(index, order[drawn])])
                     if !evaluator.addsErrors(candidate, to: state) { ranked.append(candidate) }
                     hard = candidate.score.hard
                 }
@@ -124,7 +124,7 @@ extension Solver {
             var chosen: Candidate?
             if ranking {
                 for best in ranked.prefix(whole) {
-                    let candidate = try evaluator.evaluate(state, best.changes)
+                    let candidate = try evaluator.evaluate(&state, best.changes)
                     moves += 1
                     if !evaluator.addsErrors(candidate, to: state), candidate.score < state.score {
                         chosen = candidate

@@ -34,7 +34,7 @@ package final class MoveReplay {
     /// Gives each slot of `changes` its person (an index in `problem.people`, -1 for nobody),
     /// scores the result incrementally and keeps it.
     package func apply(_ changes: [(slot: Int, person: Int)]) throws {
-        let candidate = try evaluator.evaluate(state, changes)
+        let candidate = try evaluator.evaluate(&state, changes)
         evaluator.commit(candidate, to: &state)
     }
 }

@@ -53,8 +53,9 @@ struct Spot: Sendable {
 
 /// A change to some slots and what the rules say of the roster after it.
 struct Candidate {
-    var schedule: Schedule
     var changes: [(slot: Int, person: Int)]
+    /// The change as edits to the state's schedule (`commit` makes them).
+    var edits: [Schedule.SearchEdit]
     var people: [Int]
     var personParts: [ScorePart]
     var personSpots: [[Spot]]
@@ -153,10 +154,22 @@ final class Evaluator {
     /// With `peopleOnly`, only the touched people's person phases run: the days' and the rest's
     /// parts are taken as they were, so the score is an estimate for ranking candidates of one
     /// slot against each other (they differ only in who takes it), never one to commit.
+    /// The roster is evaluated on `state`'s own schedule, edited in place and restored before this
+    /// returns (`Schedule.edit`): a state that is the only holder of its schedule is neither
+    /// copied nor changed.
+    func evaluate(
+        _ state: inout SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool = false, peopleOnly: Bool = false
+    ) throws -> Candidate {
+        try evaluate(&state, changes, keepFindings: keepFindings, peopleOnly: peopleOnly, refusingNewErrors: false)!
+    }
+
+    /// `evaluate(_:_:keepFindings:peopleOnly:)` of a state that stays as it is (its schedule
+    /// shared, so the edits are made on a copy).
     func evaluate(
         _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool = false, peopleOnly: Bool = false
     ) throws -> Candidate {
-        try evaluate(state, changes, keepFindings: keepFindings, peopleOnly: peopleOnly, refusingNewErrors: false)!
+        var scratch = state
+        return try evaluate(&scratch, changes, keepFindings: keepFindings, peopleOnly: peopleOnly)
     }
 
     /// The roster after `changes`, or nil as soon as a touched day's or person's phases find more
@@ -171,18 +184,27 @@ final class Evaluator {
     /// `ScopedValidator.sawRewards`), a phase not run yet is taken to add penalties only. Annealing,
     /// which draws its threshold before the evaluation, goes on exactly as if it had evaluated the
     /// move whole; only faster.
+    /// Evaluated in place, as `evaluate(_:_:keepFindings:peopleOnly:)`.
+    func evaluateRefusingNewErrors(
+        _ state: inout SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false, growth: Double? = nil
+    ) throws -> Candidate? {
+        try evaluate(&state, changes, keepFindings: false, peopleOnly: peopleOnly, refusingNewErrors: true, growth: growth)
+    }
+
+    /// `evaluateRefusingNewErrors(_:_:peopleOnly:growth:)` of a state that stays as it is.
     func evaluateRefusingNewErrors(
         _ state: SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false, growth: Double? = nil
     ) throws -> Candidate? {
-        try evaluate(state, changes, keepFindings: false, peopleOnly: peopleOnly, refusingNewErrors: true, growth: growth)
+        var scratch = state
+        return try evaluateRefusingNewErrors(&scratch, changes, peopleOnly: peopleOnly, growth: growth)
     }
 
     private func evaluate(
-        _ state: SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool, peopleOnly: Bool, refusingNewErrors: Bool,
-        growth: Double? = nil
+        _ state: inout SearchState, _ changes: [(slot: Int, person: Int)], keepFindings: Bool, peopleOnly: Bool,
+        refusingNewErrors: Bool, growth: Double? = nil
     ) throws -> Candidate? {
-        var mutations: [Mutation] = []
-        mutations.reserveCapacity(changes.count)
+        var edits: [Schedule.SearchEdit] = []
+        edits.reserveCapacity(changes.count)
         var people: [Int] = []
         var days: [Int] = []
         var openShifts = state.openShifts, changed = state.changed, newShifts = state.newShifts
@@ -191,25 +213,32 @@ final class Evaluator {
             let old = state.assignment[index]
             let id = slot.shift.id
             let to = person >= 0 ? problem.people[person] : nil
+            // The slot's shift with its new person: the schedule holds it (with whatever else it
+            // carries) unless it is a demand slot nobody held.
+            func reassigned() -> Schedule.SearchEdit {
+                var shift = state.schedule.shift(id) ?? slot.shift
+                shift.personID = to
+                return .put(shift)
+            }
             switch slot.origin {
             case .demand:
                 if old < 0 {
                     var shift = slot.shift
                     shift.personID = to
-                    mutations.append(.scheduleShift(shift))
+                    edits.append(.put(shift))
                     newShifts += 1
                 } else if person < 0 {
-                    mutations.append(.unscheduleShift(id, reason: nil))
+                    edits.append(.remove(id))
                     newShifts -= 1
                 } else {
-                    mutations.append(.reassignShift(id, to: to, reason: nil))
+                    edits.append(reassigned())
                 }
             case .open:
-                mutations.append(.reassignShift(id, to: to, reason: nil))
+                edits.append(reassigned())
                 openShifts += (old < 0 ? -1 : 0) + (person < 0 ? 1 : 0)
             case .assigned:
                 // Left without a person, it stays in the schedule as an open shift.
-                mutations.append(.reassignShift(id, to: to, reason: nil))
+                edits.append(reassigned())
                 openShifts += (old < 0 ? -1 : 0) + (person < 0 ? 1 : 0)
                 let initial = slot.initial.flatMap { personIndex[$0] } ?? -1
                 changed += (old == initial ? 1 : 0) - (person == initial ? 1 : 0)
@@ -223,7 +252,6 @@ final class Evaluator {
                 if !days.contains(day) { days.append(day) }
             }
         }
-        let schedule = try state.schedule.applying(.batch(mutations)).schedule
         let ids = people.map { problem.people[$0] }, dates = days.map { problem.days[$0] }, withRest = hasRest && !peopleOnly
         let dayStaffing = days.isEmpty ? nil : staffing.map { staffing in
             { [first = problem.window.lowerBound, assignment = state.assignment] (date: LocalDate) -> (entries: [Demand], counts: [Int])? in
@@ -233,23 +261,34 @@ final class Evaluator {
                 return (staffing.entries[day], counts)
             }
         }
-        let found: ScopedValidator.Findings?
+        var limits: ScopedValidator.ErrorLimits?
         if refusingNewErrors {
-            var limits = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
+            var bounds = ScopedValidator.ErrorLimits(people: people.map { state.personParts[$0].hard }, days: days.map { state.dayParts[$0].hard })
             // A roster with fewer errors, warnings or open shifts is better whatever its
             // penalties: the warnings are held to what the touched scopes had only when no error
             // can go, and the penalties to `growth` only when no error or warning can go either.
             if let growth, !peopleOnly, openShifts >= state.openShifts {
                 var before = people.reduce(ScorePart()) { $0 + state.personParts[$1] } + days.reduce(ScorePart()) { $0 + state.dayParts[$1] }
                 if withRest { before = before + state.rest }
-                if before.hard == 0 { limits.warnings = before.warnings }
+                if before.hard == 0 { bounds.warnings = before.warnings }
                 if before.hard == 0, before.warnings == 0 {
-                    limits.penalties = before.penalty + growth - Double(changed - state.changed) * changePenalty
+                    bounds.penalties = before.penalty + growth - Double(changed - state.changed) * changePenalty
                 }
             }
-            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, errorLimits: limits, staffing: dayStaffing)
-        } else {
-            found = try validator.evaluate(schedule, people: ids, days: dates, rest: withRest, staffing: dayStaffing)
+            limits = bounds
+        }
+        // The edits are taken back before anything else: the state's schedule is again the only
+        // holder of its storage for the next move's edits.
+        let undo = state.schedule.edit(edits)
+        let found: ScopedValidator.Findings?
+        do {
+            defer { state.schedule.undo(undo) }
+            if let limits {
+                found = try validator.evaluate(
+                    state.schedule, people: ids, days: dates, rest: withRest, errorLimits: limits, staffing: dayStaffing)
+            } else {
+                found = try validator.evaluate(state.schedule, people: ids, days: dates, rest: withRest, staffing: dayStaffing)
+            }
         }
         guard let findings = found else { return nil }
         let personParts = findings.people.map(ScorePart.init)
@@ -263,7 +302,7 @@ final class Evaluator {
         var all: [Violation] = []
         if keepFindings { all = findings.people.flatMap { $0 } + findings.days.flatMap { $0 } + (findings.rest ?? []) }
         return Candidate(
-            schedule: schedule, changes: changes, people: people, personParts: personParts, personSpots: personSpots, days: days,
+            changes: changes, edits: edits, people: people, personParts: personParts, personSpots: personSpots, days: days,
             dayParts: dayParts,
             rest: rest, total: total, openShifts: openShifts, changed: changed, newShifts: newShifts,
             score: score(total, openShifts: openShifts, changed: changed, newShifts: newShifts), findings: all)
@@ -290,7 +329,7 @@ final class Evaluator {
             if person >= 0 { state.occupancy[key(person, day)].append(index) }
             state.assignment[index] = person
         }
-        state.schedule = candidate.schedule
+        state.schedule.edit(candidate.edits)
         for (person, part) in zip(candidate.people, candidate.personParts) { state.personParts[person] = part }
         for (person, spots) in zip(candidate.people, candidate.personSpots) { state.personSpots[person] = spots }
         for (day, part) in zip(candidate.days, candidate.dayParts) { state.dayParts[day] = part }

@@ -430,7 +430,7 @@ final class Worker {
             // evaluation stops at the first person it gives one (the search goes on as if it had
             // been evaluated whole and refused).
             guard let candidate = state.score.hard == 0 && history[slot].hard == 0
-                ? try evaluator.evaluateRefusingNewErrors(state, changes) : try evaluator.evaluate(state, changes) else {
+                ? try evaluator.evaluateRefusingNewErrors(&state, changes) : try evaluator.evaluate(&state, changes) else {
                 history[slot] = state.score
                 continue
             }
@@ -460,7 +460,7 @@ final class Worker {
     /// late acceptance.
     private func anneal(_ changes: [(slot: Int, person: Int)], temperature: Double) throws {
         let threshold = -temperature * Foundation.log(max(random.unit(), .leastNormalMagnitude))
-        guard let candidate = try evaluator.evaluateRefusingNewErrors(state, changes, growth: boundsEvaluations ? threshold : nil) else { return }
+        guard let candidate = try evaluator.evaluateRefusingNewErrors(&state, changes, growth: boundsEvaluations ? threshold : nil) else { return }
         guard Cooling.accepts(candidate.score, over: state.score, threshold: threshold) else { return }
         evaluator.commit(candidate, to: &state)
         if state.score < best.score { best = state }

@@ -110,6 +110,17 @@ struct ShiftIndex: Sendable {
         }
     }
 
+    /// `shift` (indexed) now held by `person`: only the person index changes.
+    mutating func reassign(_ shift: ScheduledShift, to person: PersonID?) {
+        guard let type = typeNumbers.number(of: shift.shiftTypeID) else { return }
+        if let holder = shift.personID {
+            byPerson.remove(PersonShiftKey(person: holder, date: shift.date, type: type, id: shift.id))
+        }
+        if let person {
+            byPerson.insert(PersonShiftKey(person: person, date: shift.date, type: type, id: shift.id))
+        }
+    }
+
     /// The (date, id, type) of a person index entry.
     func reference(_ key: PersonShiftKey) -> ShiftReference {
         ShiftReference(date: key.date, id: key.id, type: typeNumbers.ids[Int(key.type)])
