@@ -154,6 +154,7 @@ final class Evaluator {
     /// With `peopleOnly`, only the touched people's person phases run: the days' and the rest's
     /// parts are taken as they were, so the score is an estimate for ranking candidates of one
     /// slot against each other (they differ only in who takes it), never one to commit.
+    ///
     /// The roster is evaluated on `state`'s own schedule, edited in place and restored before this
     /// returns (`Schedule.edit`): a state that is the only holder of its schedule is neither
     /// copied nor changed.
@@ -184,6 +185,7 @@ final class Evaluator {
     /// `ScopedValidator.sawRewards`), a phase not run yet is taken to add penalties only. Annealing,
     /// which draws its threshold before the evaluation, goes on exactly as if it had evaluated the
     /// move whole; only faster.
+    ///
     /// Evaluated in place, as `evaluate(_:_:keepFindings:peopleOnly:)`.
     func evaluateRefusingNewErrors(
         _ state: inout SearchState, _ changes: [(slot: Int, person: Int)], peopleOnly: Bool = false, growth: Double? = nil
