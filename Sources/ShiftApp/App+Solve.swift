@@ -48,6 +48,8 @@ public struct SolveOutput: Encodable, Sendable {
     public let assigned: [PlannedShift]
     public let reassigned: [PlannedShift]
     public let unassigned: [PlannedShift]
+    /// Shifts added beyond their demand's optimal number (`--overstaff`).
+    public let overstaffed: Int
     public let unfilled: [Unfilled]
     /// Rules evaluated whole on every move (no person or day phase).
     public let slowRules: [String]
@@ -58,7 +60,7 @@ public struct SolveOutput: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case dryRun, written, from, to, stop, seconds, moves, movesPerSecond, workers, seed, before, after, changePenalty, added,
-             assigned, reassigned, unassigned, unfilled, slowRules, horizon, refused
+             assigned, reassigned, unassigned, overstaffed, unfilled, slowRules, horizon, refused
     }
 }
 
@@ -67,6 +69,8 @@ public struct SolveRequest: Sendable {
     public var from: String?
     public var to: String?
     public var replan = false
+    /// Slots each demand entry gets beyond its optimal number (`SolveProblem`'s `overstaff`).
+    public var overstaff = 0
     public var changePenalty: Double = 0
     public var timeLimit: Double = 30
     public var seed: UInt64 = 1
@@ -101,11 +105,13 @@ extension App {
         if let workers = request.workers, workers < 1 {
             throw AppError.invalidValue(option: "--workers", message: "must be 1 or more")
         }
+        guard request.overstaff >= 0 else { throw AppError.invalidValue(option: "--overstaff", message: "must be 0 or more") }
         if let moves = request.moveLimit, moves < 1 { throw AppError.invalidValue(option: "--moves", message: "must be 1 or more") }
         let engine = try workspace.checkingRuleEngine(for: schedule.settings)
         let problem: SolveProblem
         do {
-            problem = try SolveProblem(schedule: schedule, window: window, replan: request.replan, seed: request.seed)
+            problem = try SolveProblem(schedule: schedule, window: window, replan: request.replan, seed: request.seed,
+                                   overstaff: request.overstaff)
         } catch let error as ScheduleError {
             throw AppError.invalidValue(option: "--from/--to", message: error.description)
         }
@@ -198,6 +204,14 @@ extension App {
             case .assigned: person == nil ? unassigned.append(planned(slot, person)) : reassigned.append(planned(slot, person))
             }
         }
+        // Per day, type and skill: the slots beyond the optimal that the held ones reach into.
+        var groups: [String: (held: Int, within: Int)] = [:]
+        for (slot, person) in zip(solved.problem.slots, solved.assignment) where slot.origin.isDemand {
+            let key = "\(slot.date)|\(slot.shift.shiftTypeID)|\(slot.skill ?? "")"
+            groups[key, default: (0, 0)].held += person == nil ? 0 : 1
+            groups[key, default: (0, 0)].within += slot.beyondOptimal ? 0 : 1
+        }
+        let overstaffed = groups.values.reduce(0) { $0 + max(0, $1.held - $1.within) }
         let unfilled = solved.unfilled.map { item in
             SolveOutput.Unfilled(
                 kind: item.slot.origin.isDemand ? "demand" : "open", date: item.slot.date.description, type: symbol(item.slot.shift.shiftTypeID),
@@ -212,7 +226,7 @@ extension App {
             to: solved.problem.window.upperBound.description, stop: solved.stop.rawValue, seconds: solved.elapsed, moves: solved.moves,
             movesPerSecond: solved.elapsed > 0 ? Double(solved.moves) / solved.elapsed : 0, workers: solved.workers, seed: request.seed,
             before: ScoreOutput(before), after: ScoreOutput(after), changePenalty: solved.score.changePenalty, added: added, assigned: assigned,
-            reassigned: reassigned, unassigned: unassigned, unfilled: unfilled, slowRules: solved.unscopedRules, horizon: horizon)
+            reassigned: reassigned, unassigned: unassigned, overstaffed: overstaffed, unfilled: unfilled, slowRules: solved.unscopedRules, horizon: horizon)
     }
 
     private func text(_ result: SolveOutput, _ solved: SolveResult, schedule: Schedule) -> String {
@@ -220,7 +234,8 @@ extension App {
         text += "solved \(result.from) to \(result.to) in " + String(format: "%.1f s", result.seconds)
             + " (\(result.stop); \(result.moves) moves, \(Int(result.movesPerSecond.rounded())) a second, \(result.workers) worker\(result.workers == 1 ? "" : "s"))\n"
         func count(_ n: Int, _ what: String) -> String { "\(n) \(what)" }
-        text += "plan: " + [count(result.added.count, "shifts added"), count(result.assigned.count, "open shifts assigned"),
+        let added = count(result.added.count, "shifts added") + (result.overstaffed > 0 ? " (\(result.overstaffed) beyond the demand's optimal)" : "")
+        text += "plan: " + [added, count(result.assigned.count, "open shifts assigned"),
                             count(result.reassigned.count, "reassigned"), count(result.unassigned.count, "unassigned")].joined(separator: ", ")
         text += result.changePenalty > 0 ? ", change penalty \(ViolationReport.number(result.changePenalty))\n" : "\n"
         if let horizon = result.horizon, horizon.count == 2 {

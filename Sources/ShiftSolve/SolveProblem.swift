@@ -2,8 +2,9 @@ import Foundation
 import ShiftCore
 
 /// What `shiftctl solve` may change, read from a schedule: the window's open shifts, the shifts
-/// its demand asks for, and (when re-planning) its assigned shifts. Each is a *slot* the search
-/// gives a person or leaves empty; everything else in the schedule stays as it is.
+/// its demand asks for (and, with `overstaff`, a few more), and (when re-planning) its assigned
+/// shifts. Each is a *slot* the search gives a person or leaves empty; everything else in the
+/// schedule stays as it is.
 public struct SolveProblem: Sendable {
     /// One shift the search decides the person of.
     public struct Slot: Sendable {
@@ -30,6 +31,10 @@ public struct SolveProblem: Sendable {
         public let initial: PersonID?
         /// The skill the demand asks for, if any (also the new shift's `skill` attribute).
         public let skill: String?
+        /// One of the `overstaff` slots a demand entry gets beyond its optimal number. Slots of a
+        /// day's type and skill are alike: how many of them are held, not which, says whether
+        /// the roster staffs beyond the optimal.
+        public var beyondOptimal = false
 
         public var date: LocalDate { shift.date }
     }
@@ -54,7 +59,11 @@ public struct SolveProblem: Sendable {
     /// - Parameters:
     ///   - replan: assigned shifts of the window become slots too (their person may change).
     ///   - seed: the new shifts' ids come from it (and the window), so a seed gives the same plan.
-    public init(schedule original: Schedule, window: ClosedRange<LocalDate>, replan: Bool, seed: UInt64) throws {
+    ///   - overstaff: each demand entry makes this many slots beyond its optimal number (or its
+    ///     minimum if higher), for when the rules gain by more people than the demand wants, as
+    ///     INRC-II's nurses whose contracts ask for more shifts than the wards need.
+    public init(schedule original: Schedule, window: ClosedRange<LocalDate>, replan: Bool, seed: UInt64, overstaff: Int = 0) throws {
+        precondition(overstaff >= 0, "overstaff must be 0 or more")
         var schedule = original
         var settingsChange: StoreSettings?
         let recorded = try original.settingsHorizon()
@@ -102,12 +111,13 @@ public struct SolveProblem: Sendable {
                     standing[SlotKey(type: shift.shiftTypeID, skill: nil), default: 0] += 1
                 }
             }
-            // Demand: per (type, skill), the most that any entry of the day asks for.
+            // Demand: per (type, skill), the most that any entry of the day asks for (and the
+            // overstaffing allowed beyond it).
             var wanted: [SlotKey: (count: Int, demand: DemandID)] = [:]
             var order: [SlotKey] = []
             for item in schedule.demand(on: day) {
                 let key = SlotKey(type: item.shiftTypeID, skill: item.skill)
-                let count = max(item.minimum, item.optimal)
+                let count = max(item.minimum, item.optimal) + overstaff
                 if wanted[key] == nil { order.append(key) }
                 if count > wanted[key]?.count ?? -1 { wanted[key] = (count, item.id) }
             }
@@ -116,9 +126,10 @@ public struct SolveProblem: Sendable {
                 let missing = count - (standing[key] ?? 0)
                 guard missing > 0 else { continue }
                 let attributes: Attributes = key.skill.map { ["skill": .string($0)] } ?? [:]
-                for _ in 0..<missing {
+                for number in 0..<missing {
                     let shift = ScheduledShift(id: ids.next(), shiftTypeID: key.type, date: day, attributes: attributes)
-                    slots.append(Slot(shift: shift, origin: .demand(demand), initial: nil, skill: key.skill))
+                    slots.append(Slot(shift: shift, origin: .demand(demand), initial: nil, skill: key.skill,
+                                      beyondOptimal: number >= missing - overstaff))
                 }
             }
         }

@@ -12,7 +12,7 @@ extension Shiftctl {
             discussion: """
                 Works on the window --from..--to (default: the store's horizon.first..horizon.last). Open \
                 shifts get a person; each demand entry (shiftctl demand) gets new shifts with people, up to its \
-                optimal number; assigned shifts stay as they are unless --replan lets the search move them, \
+                optimal number (and --overstaff more, when the rules gain by them); assigned shifts stay as they are unless --replan lets the search move them, \
                 each change costing --change-penalty. The search uses its --time-limit (or --moves) and \
                 stops earlier only when nothing is left to improve or on Ctrl-C, and keeps the best roster found; progress goes to stderr. The plan \
                 is written as one batch that the rules check again (nothing is written if they refuse it); \
@@ -29,6 +29,10 @@ extension Shiftctl {
         @Option(parsing: .unconditional, help: ArgumentHelp("With --replan: the soft cost of each assignment changed from the schedule as it was.", valueName: "n"),
                 transform: NumberArgument.decimal)
         var changePenalty: Double = 0
+        @Option(parsing: .unconditional, help: ArgumentHelp(
+            "Let each demand entry get up to n shifts beyond its optimal number, for rules that gain by more people (default: 0).",
+            valueName: "n"), transform: NumberArgument.whole)
+        var overstaff: Int = 0
         @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds and keep the best roster found.", valueName: "seconds"),
                 transform: NumberArgument.decimal)
         var timeLimit: Double = 30
@@ -48,6 +52,7 @@ extension Shiftctl {
             request.from = from
             request.to = to
             request.replan = replan
+            request.overstaff = overstaff
             request.changePenalty = changePenalty
             request.timeLimit = timeLimit
             request.seed = seed

@@ -1,6 +1,7 @@
 import Foundation
 import ShiftCore
 import Testing
+import TestSupport
 
 /// `shiftctl solve` as a user runs it: the plan, the write through the funnel, exit codes.
 @Suite struct SolveEndToEndTests {
@@ -26,6 +27,7 @@ import Testing
         #expect(output["dryRun"] as? Bool == true)
         #expect(output["written"] as? Bool == false)
         #expect((output["added"] as? [Any])?.count == 14)
+        #expect(output["overstaffed"] as? Int == 0)
         #expect((output["assigned"] as? [[String: Any]])?.first?["date"] as? String == "2026-03-04")
         let after = try #require(output["after"] as? [String: Any])
         #expect(after["hardViolations"] as? Int == 0)
@@ -58,6 +60,26 @@ import Testing
         #expect(log.stdout.contains("shiftctl solve"), "\(log.stdout)")
     }
 
+    /// A rule that wants everyone on four days of a week that needs seven shifts: with
+    /// `--overstaff` the plan staffs five beyond the demand's optimal, and says so.
+    @Test func overstaffingIsCountedInThePlan() throws {
+        let sandbox = try Sandbox.withTeam()
+        defer { sandbox.remove() }
+        for day in ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] {
+            #expect(try sandbox.run("demand", "add", "--type", "D", "--weekday", day, "--min", "1").status == 0)
+        }
+        try sandbox.write(SampleRules.fourDays, to: "wants/four_days.lua")
+        let window = ["--from", "2026-03-02", "--to", "2026-03-08", "--moves", "3000", "--quiet"]
+        let plain = try json(try sandbox.run(arguments: ["--rules", "wants", "solve"] + window + ["--dry-run", "--format", "json"]).stdout)
+        #expect(plain["overstaffed"] as? Int == 0)
+        #expect((plain["added"] as? [Any])?.count == 7)
+        let solved = try sandbox.run(arguments: ["--rules", "wants", "solve", "--overstaff", "1"] + window)
+        #expect(solved.status == 0, "\(solved.stderr)")
+        #expect(solved.stdout.contains("plan: 12 shifts added (5 beyond the demand's optimal)"), "\(solved.stdout)")
+        let validated = try json(try sandbox.run("--rules", "wants", "validate", "--score", "--format", "json").stdout)
+        #expect((validated["score"] as? [String: Any])?["softPenalty"] as? Double == 0)
+    }
+
     @Test func demandNobodyCanMeetIsListedWithExitOne() throws {
         let sandbox = try Sandbox.withTeam()
         defer { sandbox.remove() }
@@ -84,6 +106,7 @@ import Testing
         (["solve", "--from", "2026-03-09", "--to", "2026-03-02"], "--to: 2026-03-02 is before --from 2026-03-09"),
         (["solve", "--from", "2026-03-02", "--to", "2026-03-08", "--time-limit", "0"], "--time-limit: must be more than 0 seconds"),
         (["solve", "--from", "2026-03-02", "--to", "2026-03-08", "--workers", "0"], "--workers: must be 1 or more"),
+        (["solve", "--from", "2026-03-02", "--to", "2026-03-08", "--overstaff", "-1"], "--overstaff: must be 0 or more"),
         (["solve", "--from", "2026-13-02", "--to", "2026-03-08"], "--from"),
     ])
     func badInputIsOneLineAndExitTwo(_ arguments: [String], _ message: String) throws {

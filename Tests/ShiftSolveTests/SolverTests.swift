@@ -353,6 +353,58 @@ import Testing
         #expect(result.stop == .optimal)
     }
 
+    /// `overstaff` slots come after the ones the demand wants, for entries of nobody too, and
+    /// less what already stands there.
+    @Test func overstaffMakesRoomBeyondTheOptimal() throws {
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let ann = Person(id: PersonID(uuid(2)), displayName: "Ann")
+        let standing = ScheduledShift(id: ShiftID(uuid(3)), shiftTypeID: day.id, date: date("2026-03-02"), personID: ann.id)
+        let demand = [
+            Demand(id: DemandID(uuid(4)), day: .date(date("2026-03-02")), shiftTypeID: day.id, minimum: 1, optimal: 2),
+            Demand(id: DemandID(uuid(5)), day: .date(date("2026-03-03")), shiftTypeID: day.id, minimum: 0, optimal: 0),
+            Demand(id: DemandID(uuid(6)), day: .date(date("2026-03-04")), shiftTypeID: day.id, skill: "nurse", minimum: 1, optimal: 1),
+        ]
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: [ann],
+                                    shifts: [standing], demand: demand)
+        let window = date("2026-03-02")...date("2026-03-04")
+        func slots(_ overstaff: Int) throws -> [String] {
+            try SolveProblem(schedule: schedule, window: window, replan: false, seed: 1, overstaff: overstaff).slots.map {
+                "\($0.date) \($0.skill ?? "-") \($0.beyondOptimal ? "beyond" : "wanted")"
+            }
+        }
+        #expect(try slots(0) == ["2026-03-02 - wanted", "2026-03-04 nurse wanted"])
+        #expect(try slots(2) == [
+            "2026-03-02 - wanted", "2026-03-02 - beyond", "2026-03-02 - beyond", "2026-03-03 - beyond", "2026-03-03 - beyond",
+            "2026-03-04 nurse wanted", "2026-03-04 nurse beyond", "2026-03-04 nurse beyond",
+        ])
+    }
+
+    /// A rule that wants more shifts than the demand: without overstaffing the roster cannot give
+    /// them; with it the search staffs beyond the optimal, and only as far as the rule gains.
+    @Test func overstaffingFillsWhatTheRulesWant() throws {
+        let folder = try RuleFolder(["four_days.lua": SampleRules.fourDays])
+        let day = ShiftType(id: ShiftTypeID(uuid(1)), symbol: "D", title: "Day", duration: ShiftDuration("07:00-19:00")!)
+        let people = (0..<3).map { Person(id: PersonID(uuid(10 + $0)), displayName: ["Ann", "Ben", "Cleo"][$0]) }
+        let demand = Weekday.allCases.enumerated().map { index, weekday in
+            Demand(id: DemandID(uuid(20 + index)), day: .weekday(weekday), shiftTypeID: day.id, minimum: 1, optimal: 1)
+        }
+        let schedule = try Schedule(settings: StoreSettings(timeZoneIdentifier: "UTC"), shiftTypes: [day], people: people, demand: demand)
+        let window = date("2026-03-02")...date("2026-03-08")
+        let rules = try engine([folder.path])
+        let plain = try solve(schedule, window: window, engine: rules, moves: 3_000)
+        let staffed = try solve(schedule, window: window, engine: rules, moves: 3_000, overstaff: 2)
+        // Seven shifts for three people who want four days each: 12 - 7 days short at least.
+        #expect(plain.problem.slots.count == 7)
+        #expect(plain.score.penalty >= 50)
+        #expect(staffed.problem.slots.count == 21)
+        #expect(staffed.score.penalty == 0)
+        let shifts = staffed.schedule.shifts(ShiftQuery(from: window.lowerBound, to: window.upperBound))
+        #expect(shifts.count == 12)
+        for person in people { #expect(Set(shifts.filter { $0.personID == person.id }.map(\.date)).count == 4) }
+        let summary = ScoreSummary(try rules.validate(staffed.schedule), rules: rules.rules)
+        #expect(summary.softPenalty == 0)
+    }
+
     /// A rule that fails in the middle of the search stops it with the rule's file and line.
     @Test func aRuleThatFailsMidSearchStopsTheSolveNamingItsLine() throws {
         let folder = try RuleFolder(["bad.lua": """

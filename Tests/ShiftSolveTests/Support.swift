@@ -64,9 +64,9 @@ struct RandomWard {
 /// A small solve: bounded by moves, so it ends the same way on any machine.
 func solve(
     _ schedule: Schedule, window: ClosedRange<LocalDate>, engine: RuleEngine, seed: UInt64 = 1, workers: Int = 1, moves: Int = 3_000,
-    replan: Bool = false, changePenalty: Double = 0
+    replan: Bool = false, changePenalty: Double = 0, overstaff: Int = 0
 ) throws -> SolveResult {
-    let problem = try SolveProblem(schedule: schedule, window: window, replan: replan, seed: seed)
+    let problem = try SolveProblem(schedule: schedule, window: window, replan: replan, seed: seed, overstaff: overstaff)
     var options = SolveOptions()
     options.seed = seed
     options.workers = workers

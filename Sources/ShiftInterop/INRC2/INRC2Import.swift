@@ -165,7 +165,9 @@ extension INRC2 {
             }
             for (k, week) in weeks.enumerated() {
                 for requirement in week.requirements {
-                    for (d, pair) in requirement.days.enumerated() where pair.minimum > 0 || pair.optimal > 0 {
+                    // Requirements of nobody too: INRC-II charges nothing for staff beyond the
+                    // optimal, and `solve --overstaff` makes room for it per demand entry.
+                    for (d, pair) in requirement.days.enumerated() {
                         result.append(.addDemand(Demand(
                             id: DemandID(makeID()), day: .date(start.adding(days: 7 * k + d)), shiftTypeID: typeIDs[requirement.shiftType]!,
                             skill: requirement.skill, minimum: pair.minimum, optimal: pair.optimal)))
