@@ -204,14 +204,6 @@ extension App {
             case .assigned: person == nil ? unassigned.append(planned(slot, person)) : reassigned.append(planned(slot, person))
             }
         }
-        // Per day, type and skill: the slots beyond the optimal that the held ones reach into.
-        var groups: [String: (held: Int, within: Int)] = [:]
-        for (slot, person) in zip(solved.problem.slots, solved.assignment) where slot.origin.isDemand {
-            let key = "\(slot.date)|\(slot.shift.shiftTypeID)|\(slot.skill ?? "")"
-            groups[key, default: (0, 0)].held += person == nil ? 0 : 1
-            groups[key, default: (0, 0)].within += slot.beyondOptimal ? 0 : 1
-        }
-        let overstaffed = groups.values.reduce(0) { $0 + max(0, $1.held - $1.within) }
         let unfilled = solved.unfilled.map { item in
             SolveOutput.Unfilled(
                 kind: item.slot.origin.isDemand ? "demand" : "open", date: item.slot.date.description, type: symbol(item.slot.shift.shiftTypeID),
@@ -226,7 +218,7 @@ extension App {
             to: solved.problem.window.upperBound.description, stop: solved.stop.rawValue, seconds: solved.elapsed, moves: solved.moves,
             movesPerSecond: solved.elapsed > 0 ? Double(solved.moves) / solved.elapsed : 0, workers: solved.workers, seed: request.seed,
             before: ScoreOutput(before), after: ScoreOutput(after), changePenalty: solved.score.changePenalty, added: added, assigned: assigned,
-            reassigned: reassigned, unassigned: unassigned, overstaffed: overstaffed, unfilled: unfilled, slowRules: solved.unscopedRules, horizon: horizon)
+            reassigned: reassigned, unassigned: unassigned, overstaffed: solved.problem.staffedBeyondOptimal(solved.assignment), unfilled: unfilled, slowRules: solved.unscopedRules, horizon: horizon)
     }
 
     private func text(_ result: SolveOutput, _ solved: SolveResult, schedule: Schedule) -> String {

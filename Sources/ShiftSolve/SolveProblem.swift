@@ -136,6 +136,18 @@ public struct SolveProblem: Sendable {
         self.slots = slots
     }
 
+    /// How many held demand slots staff beyond their entries' optimal when slot `i` is held by
+    /// `assignment[i]` (nil: nobody): per day, type and skill, the held slots past those within.
+    public func staffedBeyondOptimal(_ assignment: [PersonID?]) -> Int {
+        var groups: [SlotKey: (held: Int, within: Int)] = [:]
+        for (slot, person) in zip(slots, assignment) where slot.origin.isDemand {
+            let key = SlotKey(type: slot.shift.shiftTypeID, skill: slot.skill, date: slot.date)
+            groups[key, default: (0, 0)].held += person == nil ? 0 : 1
+            groups[key, default: (0, 0)].within += slot.beyondOptimal ? 0 : 1
+        }
+        return groups.values.reduce(0) { $0 + max(0, $1.held - $1.within) }
+    }
+
     struct SlotKey: Hashable {
         let type: ShiftTypeID
         let skill: String?

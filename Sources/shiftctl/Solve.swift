@@ -12,8 +12,8 @@ extension Shiftctl {
             discussion: """
                 Works on the window --from..--to (default: the store's horizon.first..horizon.last). Open \
                 shifts get a person; each demand entry (shiftctl demand) gets new shifts with people, up to its \
-                optimal number (and --overstaff more, when the rules gain by them); assigned shifts stay as they are unless --replan lets the search move them, \
-                each change costing --change-penalty. The search uses its --time-limit (or --moves) and \
+                optimal number (and --overstaff more, when the rules gain by them); assigned shifts stay as \
+                they are unless --replan lets the search move them, each change costing --change-penalty. The search uses its --time-limit (or --moves) and \
                 stops earlier only when nothing is left to improve or on Ctrl-C, and keeps the best roster found; progress goes to stderr. The plan \
                 is written as one batch that the rules check again (nothing is written if they refuse it); \
                 --dry-run only shows it. When horizon.first..horizon.last do not cover the window, the plan \
