@@ -20,12 +20,13 @@ public struct SolveOptions: Sendable {
     /// Moves per worker in a round: after each, the best roster so far is kept.
     public var roundMoves = 1_000
     /// Rounds between two restarts of the worker whose roster is worst from the best one. Measured
-    /// on INRC-II (two workers, 60 s, n030w4_1_6-2-9-1, n060w4_1_6-1-1-5, n100w4_0_1-1-0-8 and
-    /// n120w4_1_4-6-2-6, seeds 1–6): every 20th round costs 84,890 in all against 89,370 after
-    /// every round (−5.0 %, lower on five seeds of six and on each problem); every 5th and every
-    /// 60th were about even with every 20th (seeds 1–3: 42,810 and 42,295 against 42,240): the
-    /// workers search apart for longer before the worse one follows the best.
-    public var restartRounds = 20
+    /// on INRC-II (two workers, n030w4_1_6-2-9-1, n060w4_1_6-1-1-5, n100w4_0_1-1-0-8 and
+    /// n120w4_1_4-6-2-6): at 60 s (seeds 1–6) every 20th round costs 84,890 in all against 89,370
+    /// after every round (−5.0 %), and every 5th, 60th and 100th are about even with every 20th;
+    /// at 300 s (`--overstaff 2`, seeds 1–3, two solves side by side) every 100th costs 28,975
+    /// against 29,910 for every 20th (−3.1 %, lower on 8 of 12): the longer the search, the
+    /// longer the workers gain from searching apart before the worse one follows the best.
+    public var restartRounds = 100
     /// The late acceptance list's length; nil picks one from the moves the search can expect to
     /// make (`--moves`, or the construction's pace over the time left).
     public var history: Int?
