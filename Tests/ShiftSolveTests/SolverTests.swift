@@ -166,6 +166,41 @@ import Testing
         #expect(without > 0 && with > 1.6 * without, "\(with) against \(without)")
     }
 
+    /// A person's partner (the other side of a swap of days, the one a held slot goes to) is
+    /// never that person; half the time it is drawn by what person phases find, so one person
+    /// with findings among nine is drawn about 0.5 + 0.5 / 8 of the time instead of 1 / 8.
+    @Test func partnersAreMostlyPeopleWhoseFindingsShow() throws {
+        var (state, generator, holds) = try replannedWard()
+        state.personParts = state.personParts.map { _ in ScorePart() }
+        state.personSpots = state.personSpots.map { _ in [] }
+        var random = SeededGenerator(seed: 21)
+        func share(of wanted: Int, partnering person: Int, _ state: SearchState) -> Double {
+            var drawn = 0
+            for _ in 0..<4_000 {
+                let other = generator.partner(of: person, state, &random)
+                #expect(other != person && other >= 0 && other < generator.peopleCount)
+                if other == wanted { drawn += 1 }
+            }
+            return Double(drawn) / 4_000
+        }
+        let plain = share(of: 4, partnering: 0, state)
+        #expect(abs(plain - 1.0 / 8) < 0.03, "\(plain)")
+        var found = state
+        found.personParts[4].penalty = 50
+        let weighted = share(of: 4, partnering: 0, found)
+        #expect(abs(weighted - (0.5 + 0.5 / 8)) < 0.04, "\(weighted)")
+        // Only the person's own findings: anyone else, evenly.
+        var own = state
+        own.personParts[0].penalty = 50
+        let alone = share(of: 4, partnering: 0, own)
+        #expect(abs(alone - 1.0 / 8) < 0.03, "\(alone)")
+        // A swap of days never pairs a person with themself: each slot changes hands.
+        for _ in 0..<500 {
+            guard let changes = generator.swapDays(found, &random, holds) else { continue }
+            for change in changes { #expect(change.person != found.assignment[change.slot]) }
+        }
+    }
+
     /// A slide moves one slot of a person to a free slot on a day up to three days away that
     /// they do not work, of the same shift type when that day has a free one.
     @Test func slideMovesOneSlotToANearbyFreeDay() throws {
