@@ -133,9 +133,7 @@ struct MoveGenerator {
             return other == person ? nil : [(slot, other)]
         }
         guard peopleCount > 1, let run = run(&random, shortest: 1) else { return nil }
-        var other = random.below(peopleCount - 1)
-        if other >= person { other += 1 }
-        return exchange(person, other, over: run, occupancy)
+        return exchange(person, anyone(but: person, &random), over: run, occupancy)
     }
 
     /// One person moves a slot they hold to a free slot of the same shift type (any type when
@@ -168,9 +166,13 @@ struct MoveGenerator {
     /// little, and both show in their findings.
     func partner(of person: Int, _ state: SearchState, _ random: inout SeededGenerator) -> Int {
         if random.chance(Self.partnerChance), let drawn = drawFinding(state, &random, besides: person) { return drawn }
-        var other = random.below(peopleCount - 1)
-        if other >= person { other += 1 }
-        return other
+        return anyone(but: person, &random)
+    }
+
+    /// Anyone other than `person` (there must be someone), evenly.
+    private func anyone(but person: Int, _ random: inout SeededGenerator) -> Int {
+        let other = random.below(peopleCount - 1)
+        return other >= person ? other + 1 : other
     }
 
     /// How often `partner` draws by findings. Measured on INRC-II (60 s, one worker, seeds 1–2,
@@ -222,8 +224,14 @@ struct MoveGenerator {
     ) -> [(slot: Int, person: Int)]? {
         let slot = anchoredSlot(state, &random) ?? random.below(slotDay.count)
         let holder = state.assignment[slot]
-        let person = random.chance(0.15) ? -1 : holder >= 0 && peopleCount > 1 ? partner(of: holder, state, &random)
-            : random.below(peopleCount)
+        let person: Int
+        if random.chance(0.15) {
+            person = -1
+        } else if holder >= 0, peopleCount > 1 {
+            person = partner(of: holder, state, &random)
+        } else {
+            person = random.below(peopleCount)
+        }
         guard person != holder else { return nil }
         // Someone who already holds a slot that day hands it to the slot's holder (or leaves it
         // empty): the two exchange their days' slots instead of one holding two.
